@@ -1,0 +1,33 @@
+#pragma once
+// Default plugins and the merge of a profile's custom plugins into them, as upstream's v1
+// getDefaultPlugins / mergePlugins / mergePluginSet (pkg/scheduler/apis/config/v1/
+// default_plugins.go). Pure functions; thread-safe.
+
+#include <string>
+#include <vector>
+
+#include "config/types.h"
+
+namespace berth::config {
+
+// Upstream's default multiPoint list (v1.31-v1.35, DynamicResources gate off), in order, with the
+// Score weights: SchedulingGates, PrioritySort, NodeUnschedulable, NodeName, TaintToleration(3),
+// NodeAffinity(2), NodePorts, NodeResourcesFit(1), VolumeRestrictions, NodeVolumeLimits,
+// VolumeBinding, VolumeZone, PodTopologySpread(2), InterPodAffinity(2), DefaultPreemption,
+// NodeResourcesBalancedAllocation(1), ImageLocality(1), DefaultBinder.
+const std::vector<PluginRef>& UpstreamDefaultPlugins();
+
+// The defaults berth can actually run: UpstreamDefaultPlugins() restricted to the names in
+// `available_plugins` (the registry's names), order and weights kept, all in multiPoint.
+Plugins DefaultPlugins(const std::vector<std::string>& available_plugins);
+
+// Upstream's mergePluginSet: the disabled lists of both sets are kept (custom first); unless "*"
+// is disabled, each default not disabled is kept in order, replaced in place by a custom entry of
+// the same name; the remaining custom entries are appended in their order (duplicates included:
+// the framework rejects them).
+PluginSet MergePluginSet(const PluginSet& defaults, const PluginSet& custom);
+
+// Upstream's mergePlugins: MergePluginSet for multiPoint and each of the 12 specific points.
+Plugins MergePlugins(const Plugins& defaults, const Plugins& custom);
+
+}  // namespace berth::config

@@ -1,0 +1,34 @@
+#include "plugins/node_name/node_name.h"
+
+#include "scheduler/framework/args.h"
+
+namespace berth::plugins::node_name {
+namespace {
+
+class NodeName final : public framework::FilterPlugin, public framework::EnqueueExtensions {
+ public:
+  std::string_view Name() const override { return kName; }
+
+  framework::Status Filter(const framework::CycleState&, const framework::PodInfo& pod,
+                           const framework::NodeInfo& node) const override {
+    const std::string& wanted = pod.Pod().spec.node_name;
+    if (wanted.empty() || wanted == node.name()) return {};
+    return framework::Status::Unresolvable(kErrReason);
+  }
+
+  std::vector<framework::ClusterEventWithHint> EventsToRegister() const override {
+    return {{framework::ClusterEvent{framework::EventResource::kNode, framework::action::kAdd,
+                                     "NodeAdd"},
+             nullptr}};
+  }
+};
+
+}  // namespace
+
+Result<std::shared_ptr<framework::Plugin>> New(const framework::PluginContext& ctx) {
+  framework::ArgsReader reader(ctx.args, ctx.args_path);
+  if (auto ok = reader.Finish(); !ok) return Error{ok.error()};
+  return std::shared_ptr<framework::Plugin>(std::make_shared<NodeName>());
+}
+
+}  // namespace berth::plugins::node_name

@@ -1,0 +1,19 @@
+#pragma once
+// NodeName (Filter): a pod with spec.nodeName fits only the node of that name (upstream's
+// nodename plugin). Filter returns Success or UnschedulableAndUnresolvable with kErrReason.
+// Requeue: Node/Add, no hint (always Queue).
+
+#include <memory>
+
+#include "informers/api/result.h"
+#include "scheduler/framework/plugin.h"
+#include "scheduler/framework/registry.h"
+
+namespace berth::plugins::node_name {
+
+inline constexpr const char kName[] = "NodeName";
+inline constexpr const char kErrReason[] = "node(s) didn't match the requested node name";
+
+Result<std::shared_ptr<framework::Plugin>> New(const framework::PluginContext& ctx);
+
+}  // namespace berth::plugins::node_name

@@ -1,0 +1,208 @@
+#include "plugins/node_resources_balanced_allocation/node_resources_balanced_allocation.h"
+
+#include <cmath>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "scheduler/framework/args.h"
+#include "scheduler/framework/plugin.h"
+#include "scheduler/framework/resource.h"
+
+namespace berth::plugins::node_resources_balanced_allocation {
+namespace {
+
+using framework::Status;
+
+enum class Kind { kCpu, kMemory, kEphemeralStorage, kScalar, kOther };
+
+struct Spec {
+  std::string name;
+  int64_t weight = 1;
+  Kind kind = Kind::kOther;
+};
+
+Kind KindOf(const std::string& name) {
+  if (name == api::kResourceCPU) return Kind::kCpu;
+  if (name == api::kResourceMemory) return Kind::kMemory;
+  if (name == api::kResourceEphemeralStorage) return Kind::kEphemeralStorage;
+  if (framework::IsScalarResourceName(name)) return Kind::kScalar;
+  return Kind::kOther;
+}
+
+const framework::StateKey& PreScoreKey() {
+  static const framework::StateKey key("PreScoreNodeResourcesBalancedAllocation");
+  return key;
+}
+
+struct PreScoreState final : framework::StateData {
+  std::vector<int64_t> pod_requests;  // same order as the configured resources
+  std::unique_ptr<framework::StateData> Clone() const override {
+    return std::make_unique<PreScoreState>(*this);
+  }
+};
+
+// The pod's plain request for a resource (upstream's calculatePodResourceRequest with
+// useRequested = true: no non-zero defaults).
+int64_t PodRequest(const Spec& spec, const framework::PodInfo& pod) {
+  switch (spec.kind) {
+    case Kind::kCpu:
+      return pod.requests.milli_cpu;
+    case Kind::kMemory:
+      return pod.requests.memory;
+    case Kind::kEphemeralStorage:
+      return pod.requests.ephemeral_storage;
+    case Kind::kScalar:
+      return pod.requests.Scalar(spec.name);
+    case Kind::kOther:
+      return 0;
+  }
+  return 0;
+}
+
+// Upstream's calculateResourceAllocatableRequest (useRequested = true). Returns false when the
+// resource takes no part in this node's score.
+bool AllocatableAndRequested(const Spec& spec, const framework::NodeInfo& node, int64_t pod_request,
+                             int64_t* alloc, int64_t* req) {
+  const framework::Resource& a = node.allocatable();
+  const framework::Resource& r = node.requested();
+  switch (spec.kind) {
+    case Kind::kCpu:
+      *alloc = a.milli_cpu;
+      *req = r.milli_cpu + pod_request;
+      break;
+    case Kind::kMemory:
+      *alloc = a.memory;
+      *req = r.memory + pod_request;
+      break;
+    case Kind::kEphemeralStorage:
+      *alloc = a.ephemeral_storage;
+      *req = r.ephemeral_storage + pod_request;
+      break;
+    case Kind::kScalar:
+      // An extended resource the pod does not ask for does not count.
+      if (pod_request == 0) return false;
+      *alloc = a.Scalar(spec.name);
+      *req = r.Scalar(spec.name) + pod_request;
+      break;
+    case Kind::kOther:
+      return false;
+  }
+  return *alloc != 0;
+}
+
+class BalancedAllocation final : public framework::PreScorePlugin, public framework::ScorePlugin {
+ public:
+  explicit BalancedAllocation(std::vector<Spec> specs) : specs_(std::move(specs)) {}
+
+  std::string_view Name() const override { return kName; }
+
+  Status PreScore(framework::CycleState& state, const framework::PodInfo& pod,
+                  const std::vector<const framework::NodeInfo*>&) const override {
+    auto s = std::make_unique<PreScoreState>();
+    s->pod_requests.reserve(specs_.size());
+    bool best_effort = true;
+    for (const auto& spec : specs_) {
+      s->pod_requests.push_back(PodRequest(spec, pod));
+      if (s->pod_requests.back() != 0) best_effort = false;
+    }
+    // Scoring best-effort pods by balance would pile them onto one node (kubernetes#129138).
+    if (best_effort) return Status::Skip();
+    state.Write(PreScoreKey(), std::move(s));
+    return Status();
+  }
+
+  Status Score(const framework::CycleState& state, const framework::PodInfo& pod,
+               const framework::NodeInfo& node, int64_t* score) const override {
+    *score = 0;
+    if (specs_.empty()) return Status::Error("resources not found");
+    const auto* s = state.Read<PreScoreState>(PreScoreKey());
+    auto request = [&](size_t i) {
+      return s != nullptr ? s->pod_requests[i] : PodRequest(specs_[i], pod);
+    };
+    if (s == nullptr) {
+      bool best_effort = true;
+      for (size_t i = 0; i < specs_.size() && best_effort; ++i) best_effort = request(i) == 0;
+      if (best_effort) return Status();
+    }
+    // Two passes over the fractions (mean, then deviation) keep the hot path allocation-free
+    // while summing in the same order as upstream.
+    auto fraction = [&](size_t i, double* f) {
+      int64_t alloc = 0, req = 0;
+      if (!AllocatableAndRequested(specs_[i], node, request(i), &alloc, &req)) return false;
+      *f = std::min(1.0, static_cast<double>(req) / static_cast<double>(alloc));
+      return true;
+    };
+    double total = 0, first = 0, second = 0;
+    int n = 0;
+    for (size_t i = 0; i < specs_.size(); ++i) {
+      double f;
+      if (!fraction(i, &f)) continue;
+      if (n == 0) first = f;
+      if (n == 1) second = f;
+      total += f;
+      ++n;
+    }
+    double std_dev = 0;
+    if (n == 2) {
+      std_dev = std::abs((first - second) / 2);
+    } else if (n > 2) {
+      const double mean = total / n;
+      double sum = 0;
+      for (size_t i = 0; i < specs_.size(); ++i) {
+        double f;
+        if (fraction(i, &f)) sum += (f - mean) * (f - mean);
+      }
+      std_dev = std::sqrt(sum / n);
+    }
+    *score = static_cast<int64_t>((1 - std_dev) * static_cast<double>(framework::kMaxNodeScore));
+    return Status();
+  }
+
+ private:
+  const std::vector<Spec> specs_;
+};
+
+}  // namespace
+
+Result<std::shared_ptr<framework::Plugin>> New(const framework::PluginContext& ctx) {
+  framework::ArgsReader r(ctx.args, ctx.args_path);
+  std::vector<Spec> specs;
+  std::vector<std::string> errors;
+  if (const api::Value* list = r.Array("resources")) {
+    const std::string base = r.Path("resources");
+    std::set<std::string, std::less<>> seen;
+    for (size_t i = 0; i < list->AsArray().size(); ++i) {
+      const std::string path = base + "[" + std::to_string(i) + "]";
+      framework::ArgsReader er(&list->AsArray()[i], path);
+      Spec spec;
+      spec.name = er.String("name").value_or("");
+      spec.weight = er.Int("weight").value_or(0);
+      if (auto ok = er.Finish(); !ok) return Error{ok.error()};
+      if (spec.weight == 0) spec.weight = 1;  // upstream's v1 defaulting
+      if (!seen.insert(spec.name).second) {
+        errors.push_back(path + ".name: Duplicate value: \"" + spec.name + "\"");
+      }
+      if (spec.weight != 1) {
+        errors.push_back(path + ".weight: Invalid value: " + std::to_string(spec.weight) +
+                         ": must be 1");
+      }
+      spec.kind = KindOf(spec.name);
+      specs.push_back(std::move(spec));
+    }
+  }
+  if (auto ok = r.Finish(); !ok) return Error{ok.error()};
+  if (!errors.empty()) {
+    if (errors.size() == 1) return Error{errors[0]};
+    std::string msg = "[";
+    for (size_t i = 0; i < errors.size(); ++i) msg += (i ? ", " : "") + errors[i];
+    return Error{msg + "]"};
+  }
+  if (specs.empty()) {
+    specs.push_back({api::kResourceCPU, 1, Kind::kCpu});
+    specs.push_back({api::kResourceMemory, 1, Kind::kMemory});
+  }
+  return std::shared_ptr<framework::Plugin>(std::make_shared<BalancedAllocation>(std::move(specs)));
+}
+
+}  // namespace berth::plugins::node_resources_balanced_allocation

@@ -1,0 +1,73 @@
+#include "plugins/node_unschedulable/node_unschedulable.h"
+
+#include "informers/api/selector.h"
+#include "scheduler/framework/args.h"
+
+namespace berth::plugins::node_unschedulable {
+namespace {
+
+bool ToleratesUnschedulable(const api::Pod& pod) {
+  static const api::Taint kTaint{kTaintNodeUnschedulable, "", "NoSchedule"};
+  return api::TolerationsTolerate(pod.spec.tolerations, kTaint);
+}
+
+class NodeUnschedulable final : public framework::FilterPlugin,
+                                public framework::EnqueueExtensions {
+ public:
+  std::string_view Name() const override { return kName; }
+
+  framework::Status Filter(const framework::CycleState&, const framework::PodInfo& pod,
+                           const framework::NodeInfo& node_info) const override {
+    const api::Node* node = node_info.node();
+    if (node == nullptr) return framework::Status::Unresolvable(kErrReasonUnknownCondition);
+    if (!node->spec.unschedulable) return {};
+    if (ToleratesUnschedulable(pod.Pod())) return {};
+    return framework::Status::Unresolvable(kErrReasonUnschedulable);
+  }
+
+  std::vector<framework::ClusterEventWithHint> EventsToRegister() const override {
+    using framework::QueueingHint;
+    framework::QueueingHintFn node_hint = [](const api::Pod&, const framework::EventObject& old_obj,
+                                             const framework::EventObject& new_obj) {
+      const auto* nw = std::get_if<const api::Node*>(&new_obj);
+      if (nw == nullptr || *nw == nullptr) return QueueingHint::kQueue;
+      const api::Node* old_node = nullptr;
+      if (const auto* o = std::get_if<const api::Node*>(&old_obj)) {
+        old_node = *o;
+      } else if (!std::holds_alternative<std::monostate>(old_obj)) {
+        return QueueingHint::kQueue;  // wrong type: be safe, as upstream does on error
+      }
+      const bool now_schedulable = !(*nw)->spec.unschedulable;
+      if (now_schedulable && (old_node == nullptr || old_node->spec.unschedulable)) {
+        return QueueingHint::kQueue;
+      }
+      return QueueingHint::kQueueSkip;
+    };
+    framework::QueueingHintFn pod_hint = [](const api::Pod& pod, const framework::EventObject&,
+                                            const framework::EventObject& new_obj) {
+      const auto* nw = std::get_if<const api::Pod*>(&new_obj);
+      if (nw == nullptr || *nw == nullptr) return QueueingHint::kQueue;
+      if ((*nw)->metadata.uid != pod.metadata.uid) return QueueingHint::kQueueSkip;
+      return ToleratesUnschedulable(**nw) ? QueueingHint::kQueue : QueueingHint::kQueueSkip;
+    };
+    return {
+        {framework::ClusterEvent{framework::EventResource::kNode,
+                                 framework::action::kAdd | framework::action::kUpdateNodeTaint,
+                                 "NodeAdd|UpdateNodeTaint"},
+         std::move(node_hint)},
+        {framework::ClusterEvent{framework::EventResource::kPod,
+                                 framework::action::kUpdatePodToleration, "PodUpdatePodToleration"},
+         std::move(pod_hint)},
+    };
+  }
+};
+
+}  // namespace
+
+Result<std::shared_ptr<framework::Plugin>> New(const framework::PluginContext& ctx) {
+  framework::ArgsReader reader(ctx.args, ctx.args_path);
+  if (auto ok = reader.Finish(); !ok) return Error{ok.error()};
+  return std::shared_ptr<framework::Plugin>(std::make_shared<NodeUnschedulable>());
+}
+
+}  // namespace berth::plugins::node_unschedulable

@@ -1,0 +1,24 @@
+#pragma once
+// NodeUnschedulable (Filter): rejects nodes with spec.unschedulable unless the pod tolerates the
+// taint node.kubernetes.io/unschedulable:NoSchedule (upstream's nodeunschedulable plugin).
+// Filter returns Success, or UnschedulableAndUnresolvable with kErrReasonUnschedulable; a NodeInfo
+// without a node (deleted while pods remain) gets kErrReasonUnknownCondition, as upstream did.
+// Requeue: Node/Add|UpdateNodeTaint (hint: the node is new and schedulable, or became
+// schedulable) and Pod/UpdatePodToleration (hint: the pod itself now tolerates the taint).
+
+#include <memory>
+
+#include "informers/api/result.h"
+#include "scheduler/framework/plugin.h"
+#include "scheduler/framework/registry.h"
+
+namespace berth::plugins::node_unschedulable {
+
+inline constexpr const char kName[] = "NodeUnschedulable";
+inline constexpr const char kErrReasonUnschedulable[] = "node(s) were unschedulable";
+inline constexpr const char kErrReasonUnknownCondition[] = "node(s) had unknown conditions";
+inline constexpr const char kTaintNodeUnschedulable[] = "node.kubernetes.io/unschedulable";
+
+Result<std::shared_ptr<framework::Plugin>> New(const framework::PluginContext& ctx);
+
+}  // namespace berth::plugins::node_unschedulable

@@ -1,0 +1,38 @@
+#include "plugins/registry.h"
+
+#include "plugins/default_binder/default_binder.h"
+#include "plugins/image_locality/image_locality.h"
+#include "plugins/node_affinity/node_affinity.h"
+#include "plugins/node_label/node_label.h"
+#include "plugins/node_name/node_name.h"
+#include "plugins/node_ports/node_ports.h"
+#include "plugins/node_resources_balanced_allocation/node_resources_balanced_allocation.h"
+#include "plugins/node_resources_fit/node_resources_fit.h"
+#include "plugins/node_unschedulable/node_unschedulable.h"
+#include "plugins/priority_sort/priority_sort.h"
+#include "plugins/scheduling_gates/scheduling_gates.h"
+#include "plugins/taint_toleration/taint_toleration.h"
+
+namespace berth::plugins {
+
+framework::Registry NewInTreeRegistry() {
+  framework::Registry r;
+  // Registration cannot fail here: every name is distinct.
+#define BERTH_REGISTER(ns) (void)r.Register(ns::kName, ns::New)
+  BERTH_REGISTER(priority_sort);
+  BERTH_REGISTER(scheduling_gates);
+  BERTH_REGISTER(node_unschedulable);
+  BERTH_REGISTER(node_name);
+  BERTH_REGISTER(taint_toleration);
+  BERTH_REGISTER(node_affinity);
+  BERTH_REGISTER(node_ports);
+  BERTH_REGISTER(node_resources_fit);
+  BERTH_REGISTER(node_resources_balanced_allocation);
+  BERTH_REGISTER(image_locality);
+  BERTH_REGISTER(default_binder);
+  BERTH_REGISTER(node_label);
+#undef BERTH_REGISTER
+  return r;
+}
+
+}  // namespace berth::plugins

@@ -1,0 +1,68 @@
+#include "scheduler/binder/binder.h"
+
+namespace berth::binder {
+
+ThreadPoolExecutor::ThreadPoolExecutor(int workers) {
+  for (int i = 0; i < std::max(1, workers); ++i) threads_.emplace_back([this] { Loop(); });
+}
+
+ThreadPoolExecutor::~ThreadPoolExecutor() {
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  for (auto& t : threads_) t.join();
+}
+
+void ThreadPoolExecutor::Submit(BindingTask task) {
+  {
+    std::lock_guard lock(mu_);
+    tasks_.push_back(std::move(task));
+    ++in_flight_;
+  }
+  cv_.notify_one();
+}
+
+size_t ThreadPoolExecutor::InFlight() const {
+  std::lock_guard lock(mu_);
+  return in_flight_;
+}
+
+void ThreadPoolExecutor::Loop() {
+  for (;;) {
+    BindingTask task;
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return stop_ || !tasks_.empty(); });
+      if (tasks_.empty()) return;  // stopping and drained
+      task = std::move(tasks_.front());
+      tasks_.pop_front();
+    }
+    task.run();
+    std::lock_guard lock(mu_);
+    --in_flight_;
+  }
+}
+
+void DeferredExecutor::Submit(BindingTask task) { held_.push_back(std::move(task)); }
+
+int DeferredExecutor::RunReady() {
+  int ran = 0;
+  bool progress = true;
+  while (progress) {
+    progress = false;
+    for (size_t i = 0; i < held_.size(); ++i) {
+      if (held_[i].waiting && !held_[i].waiting->TryResult()) continue;
+      BindingTask task = std::move(held_[i]);
+      held_.erase(held_.begin() + static_cast<long>(i));
+      task.run();  // may submit or resolve other tasks
+      ++ran;
+      progress = true;
+      break;
+    }
+  }
+  return ran;
+}
+
+}  // namespace berth::binder

@@ -1,0 +1,61 @@
+#pragma once
+// Binding executors: where binding cycles run (ARCHITECTURE.md: binding workers).
+//  - ThreadPoolExecutor (daemon): N worker threads; a task may block in WaitOnPermit, so the
+//    scheduling thread never waits for a binding.
+//  - DeferredExecutor (`berth simulate`, tests): runs a task on the caller's thread once its
+//    waiting pod (if any) is resolved; RunReady() runs every task that can run now.
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "scheduler/framework/waiting_pod.h"
+
+namespace berth::binder {
+
+struct BindingTask {
+  std::shared_ptr<framework::WaitingPod> waiting;  // null when Permit allowed at once
+  std::function<void()> run;
+};
+
+class BindingExecutor {
+ public:
+  virtual ~BindingExecutor() = default;
+  virtual void Submit(BindingTask task) = 0;
+};
+
+class ThreadPoolExecutor final : public BindingExecutor {
+ public:
+  explicit ThreadPoolExecutor(int workers);
+  ~ThreadPoolExecutor() override;  // finishes queued tasks, then joins
+  void Submit(BindingTask task) override;
+  // Tasks submitted but not finished.
+  size_t InFlight() const;
+
+ private:
+  void Loop();
+  mutable std::mutex mu_;  // guards tasks_, in_flight_, stop_
+  std::condition_variable cv_;
+  std::deque<BindingTask> tasks_;
+  size_t in_flight_ = 0;
+  bool stop_ = false;
+  std::vector<std::thread> threads_;
+};
+
+class DeferredExecutor final : public BindingExecutor {
+ public:
+  void Submit(BindingTask task) override;
+  // Runs (in submission order) every held task whose waiting pod is resolved or absent,
+  // repeatedly until none is ready. Returns how many ran.
+  int RunReady();
+  size_t Held() const { return held_.size(); }
+
+ private:
+  std::deque<BindingTask> held_;
+};
+
+}  // namespace berth::binder

@@ -1,0 +1,87 @@
+#include "scheduler/framework/parallelizer.h"
+
+#include <algorithm>
+
+namespace berth::framework {
+
+Parallelizer::Parallelizer(int parallelism) {
+  int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int workers = std::max(0, std::min(parallelism, hw) - 1);
+  for (int i = 0; i < workers; ++i) threads_.emplace_back([this] { WorkerLoop(); });
+}
+
+Parallelizer::~Parallelizer() {
+  {
+    std::lock_guard lock(mu_);
+    shutdown_ = true;
+  }
+  cv_.notify_all();
+  for (auto& t : threads_) t.join();
+}
+
+void Parallelizer::RunChunks() {
+  const int n = n_;
+  const int chunk = chunk_;
+  for (;;) {
+    if (stop_ != nullptr && stop_->load(std::memory_order_relaxed)) return;
+    int start = next_.fetch_add(chunk, std::memory_order_relaxed);
+    if (start >= n) return;
+    int end = std::min(n, start + chunk);
+    for (int i = start; i < end; ++i) (*fn_)(i);
+  }
+}
+
+void Parallelizer::WorkerLoop() {
+  uint64_t seen = 0;
+  for (;;) {
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return shutdown_ || job_id_ != seen; });
+      if (shutdown_) return;
+      seen = job_id_;
+      ++active_;
+    }
+    RunChunks();
+    {
+      std::lock_guard lock(mu_);
+      --active_;
+    }
+    done_cv_.notify_one();
+  }
+}
+
+void Parallelizer::Until(int n, const std::function<void(int)>& fn,
+                         const std::atomic<bool>* stop) {
+  if (n <= 0) return;
+  // Small jobs are not worth waking the pool for.
+  if (threads_.empty() || n < 32) {
+    for (int i = 0; i < n; ++i) {
+      if (stop != nullptr && stop->load(std::memory_order_relaxed)) return;
+      fn(i);
+    }
+    return;
+  }
+  std::lock_guard call_lock(call_mu_);
+  {
+    std::lock_guard lock(mu_);
+    fn_ = &fn;
+    stop_ = stop;
+    n_ = n;
+    // Same chunking idea as upstream: about sqrt(n) items per chunk, at least 1.
+    int chunk = 1;
+    while (chunk * chunk < n) ++chunk;
+    chunk_ = std::max(1, std::min(chunk, n / static_cast<int>(threads_.size() + 1)));
+    next_.store(0);
+    ++job_id_;
+  }
+  cv_.notify_all();
+  RunChunks();
+  std::unique_lock lock(mu_);
+  // Every chunk is claimed (or the stop flag is set); wait for workers still inside one.
+  done_cv_.wait(lock, [&] { return active_ == 0; });
+  // A worker may not have woken yet for this job; make sure it cannot run it later.
+  n_ = 0;
+  fn_ = nullptr;
+}
+
+}  // namespace berth::framework

@@ -1,0 +1,162 @@
+#pragma once
+// Shared framework types: queued pods, cluster events and queueing hints, scores, PreFilter and
+// PostFilter results, per-node statuses and the FitError message format.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "informers/api/types.h"
+#include "scheduler/framework/clock.h"
+#include "scheduler/framework/pod_info.h"
+#include "scheduler/framework/status.h"
+
+namespace berth::framework {
+
+inline constexpr int64_t kMaxNodeScore = 100;
+inline constexpr int64_t kMinNodeScore = 0;
+
+// A pod in the scheduling queue (upstream's QueuedPodInfo).
+struct QueuedPodInfo {
+  PodInfoPtr pod_info;
+  TimePoint timestamp{};  // last time it was added to the queue
+  int attempts = 0;
+  int unschedulable_count = 0;
+  int consecutive_errors_count = 0;
+  std::optional<TimePoint> initial_attempt_timestamp;
+  std::set<std::string, std::less<>> unschedulable_plugins;
+  std::set<std::string, std::less<>> pending_plugins;
+  std::string gating_plugin;  // PreEnqueue plugin that gated it; empty when not gated
+  uint64_t seq = 0;           // insertion order (file order in simulate)
+
+  const api::Pod& Pod() const { return *pod_info->pod; }
+};
+
+// ---- cluster events and queueing hints ----
+
+enum class EventResource : uint8_t {
+  kPod,
+  kAssignedPod,  // internal: a pod bound to a node (for requeue purposes)
+  kNode,
+  kPersistentVolume,
+  kPersistentVolumeClaim,
+  kStorageClass,
+  kCSINode,
+  kService,
+  kNamespace,
+  kPodGroup,
+  kWildcard,
+};
+
+namespace action {
+inline constexpr uint32_t kAdd = 1;
+inline constexpr uint32_t kDelete = 1 << 1;
+inline constexpr uint32_t kUpdateNodeAllocatable = 1 << 2;
+inline constexpr uint32_t kUpdateNodeLabel = 1 << 3;
+inline constexpr uint32_t kUpdateNodeTaint = 1 << 4;
+inline constexpr uint32_t kUpdateNodeCondition = 1 << 5;
+inline constexpr uint32_t kUpdateNodeAnnotation = 1 << 6;
+inline constexpr uint32_t kUpdatePodLabel = 1 << 7;
+inline constexpr uint32_t kUpdatePodScaleDown = 1 << 8;
+inline constexpr uint32_t kUpdatePodToleration = 1 << 9;
+inline constexpr uint32_t kUpdatePodSchedulingGatesEliminated = 1 << 10;
+inline constexpr uint32_t kUpdatePodOther = 1 << 11;
+inline constexpr uint32_t kUpdate = kUpdateNodeAllocatable | kUpdateNodeLabel | kUpdateNodeTaint |
+                                    kUpdateNodeCondition | kUpdateNodeAnnotation |
+                                    kUpdatePodLabel | kUpdatePodScaleDown | kUpdatePodToleration |
+                                    kUpdatePodSchedulingGatesEliminated | kUpdatePodOther;
+inline constexpr uint32_t kAll = kAdd | kDelete | kUpdate;
+}  // namespace action
+
+struct ClusterEvent {
+  EventResource resource = EventResource::kWildcard;
+  uint32_t action_type = action::kAll;
+  std::string label;  // for metrics and logs, e.g. "NodeAdd", "AssignedPodDelete"
+
+  bool Matches(const ClusterEvent& incoming) const {
+    return (resource == EventResource::kWildcard || resource == incoming.resource) &&
+           (action_type & incoming.action_type) != 0;
+  }
+};
+
+// The objects that came with an event (null where not applicable).
+using EventObject =
+    std::variant<std::monostate, const api::Pod*, const api::Node*, const api::PodGroup*,
+                 const api::PersistentVolumeClaim*, const api::PersistentVolume*,
+                 const api::StorageClass*, const api::CSINode*, const api::Service*>;
+
+enum class QueueingHint : uint8_t { kQueue, kQueueSkip };
+
+// Decides whether an event may make `pod` schedulable. Absent function = always Queue.
+using QueueingHintFn = std::function<QueueingHint(const api::Pod& pod, const EventObject& old_obj,
+                                                  const EventObject& new_obj)>;
+
+struct ClusterEventWithHint {
+  ClusterEvent event;
+  QueueingHintFn hint;
+};
+
+// ---- scores ----
+
+struct NodeScore {
+  const std::string* name = nullptr;  // points into the snapshot's NodeInfo
+  int64_t score = 0;
+};
+using NodeScoreList = std::vector<NodeScore>;
+
+// ---- PreFilter / PostFilter ----
+
+// nullopt node_names = all nodes are eligible.
+struct PreFilterResult {
+  std::optional<std::set<std::string, std::less<>>> node_names;
+  bool AllNodes() const { return !node_names.has_value(); }
+};
+
+// What PostFilter can ask for (preemption's nominated node).
+struct PostFilterResult {
+  enum class Mode { kNoop, kOverride };
+  Mode mode = Mode::kNoop;
+  std::string nominated_node_name;
+};
+
+// Per-node filter outcome of a cycle. Nodes never evaluated (cut off by a PreFilter result)
+// carry absent_status.
+class NodeToStatus {
+ public:
+  void Set(const std::string& node, Status s) { statuses_[node] = std::move(s); }
+  const Status* Get(const std::string& node) const {
+    auto it = statuses_.find(node);
+    return it == statuses_.end() ? nullptr : &it->second;
+  }
+  const std::map<std::string, Status, std::less<>>& statuses() const { return statuses_; }
+  size_t Size() const { return statuses_.size(); }
+  Status absent_status;  // Success when every node was evaluated
+ private:
+  std::map<std::string, Status, std::less<>> statuses_;
+};
+
+// Why a pod did not fit (upstream's Diagnosis + FitError).
+struct Diagnosis {
+  NodeToStatus node_to_status;
+  std::set<std::string, std::less<>> unschedulable_plugins;
+  std::set<std::string, std::less<>> pending_plugins;
+  std::string pre_filter_msg;
+  std::string post_filter_msg;
+};
+
+// Upstream's FitError.Error():
+//   "0/N nodes are available: <sorted "count reason" entries>." [+ " " + post_filter_msg]
+// or with a PreFilter message: "0/N nodes are available: <msg>." [...]
+// num_all_nodes counts every node; nodes without a status count under absent_status's reasons.
+std::string FitErrorMessage(int num_all_nodes, const Diagnosis& d);
+
+// Upstream's limit for event notes: longer messages are cut to 1024 chars ending in " ...".
+std::string TruncateNote(std::string msg);
+
+}  // namespace berth::framework

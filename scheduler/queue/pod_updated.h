@@ -1,0 +1,12 @@
+#pragma once
+// IsPodUpdated: upstream's isPodUpdated (backend/queue): whether a pending pod changed in a way
+// that may make it schedulable — its spec, labels, annotations, owners or deletion timestamp.
+// Status, resourceVersion and generation are ignored. Pure; any thread.
+
+#include "informers/api/types.h"
+
+namespace berth::queue {
+
+bool IsPodUpdated(const api::Pod& old_pod, const api::Pod& new_pod);
+
+}  // namespace berth::queue

@@ -1,0 +1,167 @@
+#pragma once
+// Framework: one profile's plugins, instantiated from config and run per extension point
+// (upstream's frameworkImpl). This is the only code that loops over plugins. It also implements
+// framework::Handle for the plugins of the profile.
+//
+// Threading: Run* methods of the scheduling cycle are called from the scheduling thread only;
+// RunFilterPlugins/RunScore per node may run on Parallelizer workers; the binding-cycle methods
+// (WaitOnPermit, RunPreBind/Bind/PostBind) run on binding workers concurrently with the next
+// scheduling cycles.
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "config/types.h"
+#include "informers/api/result.h"
+#include "informers/api/store.h"
+#include "scheduler/framework/handle.h"
+#include "scheduler/framework/plugin.h"
+#include "scheduler/framework/registry.h"
+
+namespace berth::runtime {
+
+// Shared by every profile's Framework; owned by the Scheduler (or the test).
+struct Deps {
+  const framework::Snapshot* snapshot = nullptr;
+  const api::ClusterObjects* objects = nullptr;
+  const framework::Clock* clock = nullptr;
+  framework::Parallelizer* parallelizer = nullptr;
+  framework::ApiWriter* api_writer = nullptr;
+};
+
+// Scores of one node: per score plugin (normalised, before weight) and the weighted total.
+struct NodePluginScores {
+  const framework::NodeInfo* node = nullptr;
+  std::vector<int64_t> scores;  // parallel to Framework::score_plugin_names()
+  int64_t total = 0;
+};
+
+class Framework final : public framework::Handle {
+ public:
+  // Builds the profile: expands multiPoint over the interfaces each plugin implements
+  // (upstream's expandMultiPointPlugins), applies per-point enabled/disabled (incl. "*"), and
+  // instantiates each plugin once. Errors name the config field:
+  //   `profiles[0].plugins.filter.enabled[1]: unknown plugin "Foo"; known plugins: A, B`,
+  //   `profiles[0]: plugin "X" does not implement Filter`, factories' arg errors.
+  static Result<std::unique_ptr<Framework>> Create(const config::Profile& profile,
+                                                   int profile_index,
+                                                   int32_t global_percentage_of_nodes_to_score,
+                                                   const framework::Registry& registry,
+                                                   const Deps& deps);
+
+  const std::string& scheduler_name() const { return scheduler_name_; }
+  int32_t percentage_of_nodes_to_score() const { return percentage_; }
+
+  // ---- queue-side ----
+  framework::Status RunPreEnqueuePlugins(const framework::PodInfo& pod) const;
+  bool Less(const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) const;
+  const framework::QueueSortPlugin* queue_sort() const { return queue_sort_; }
+  // plugin name -> events it registered (EnqueueExtensions).
+  std::map<std::string, std::vector<framework::ClusterEventWithHint>, std::less<>> Events() const;
+
+  // ---- scheduling cycle ----
+  // Upstream's RunPreFilterPlugins: Skip -> state.skip_filter_plugins; UU returns at once;
+  // Unschedulable is remembered while later plugins run; Error -> `running PreFilter plugin
+  // "X": msg`. An empty intersection of node sets -> UU `node(s) didn't satisfy plugin X` /
+  // `node(s) didn't satisfy plugin(s) [A B] simultaneously`. plugins_with_nodes gets the names
+  // of plugins that narrowed the node set.
+  framework::Status RunPreFilterPlugins(framework::CycleState& state, const framework::PodInfo& pod,
+                                        framework::PreFilterResult* result,
+                                        std::vector<std::string>* plugins_with_nodes) const;
+  // First non-Success status (plugin set), skipping plugins in state.skip_filter_plugins.
+  // A non-rejection failure becomes Error `running "X" filter plugin: msg`.
+  framework::Status RunFilterPlugins(const framework::CycleState& state,
+                                     const framework::PodInfo& pod,
+                                     const framework::NodeInfo& node) const;
+  framework::Status RunPostFilterPlugins(framework::CycleState& state,
+                                         const framework::PodInfo& pod,
+                                         const framework::NodeToStatus& statuses,
+                                         framework::PostFilterResult* result) const;
+  framework::Status RunPreScorePlugins(framework::CycleState& state, const framework::PodInfo& pod,
+                                       const std::vector<const framework::NodeInfo*>& nodes) const;
+  // Score (parallel over nodes), NormalizeScore, weights; scores outside [0,100] are an Error.
+  framework::Status RunScorePlugins(const framework::CycleState& state,
+                                    const framework::PodInfo& pod,
+                                    const std::vector<const framework::NodeInfo*>& nodes,
+                                    std::vector<NodePluginScores>* out);
+  // Names of the score plugins that ran in the last RunScorePlugins (parallel to scores).
+  const std::vector<std::string>& last_score_plugin_names() const { return last_score_names_; }
+  bool HasFilterPlugins() const { return !filter_.empty(); }
+  bool HasScorePlugins() const { return !score_.empty(); }
+  bool HasPostFilterPlugins() const { return !post_filter_.empty(); }
+
+  framework::Status RunReservePluginsReserve(framework::CycleState& state,
+                                             const framework::PodInfo& pod,
+                                             const std::string& node) const;
+  // Every reserve plugin's Unreserve, in reverse order.
+  void RunReservePluginsUnreserve(framework::CycleState& state, const framework::PodInfo& pod,
+                                  const std::string& node) const;
+  // Success, Wait (a waiting pod was registered), or a rejection/Error with the plugin set.
+  framework::Status RunPermitPlugins(framework::CycleState& state, framework::PodInfoPtr pod,
+                                     const std::string& node);
+
+  // ---- binding cycle ----
+  // Blocks until the pod's waiting entry is resolved (Success when it was never waiting);
+  // the entry is removed afterwards.
+  framework::Status WaitOnPermit(const framework::PodInfo& pod);
+  // The waiting entry of a pod, if any (simulate polls it instead of blocking).
+  std::shared_ptr<framework::WaitingPod> WaitingPodFor(const std::string& uid);
+  framework::Status RunPreBindPlugins(framework::CycleState& state, const framework::PodInfo& pod,
+                                      const std::string& node) const;
+  framework::Status RunBindPlugins(framework::CycleState& state, const framework::PodInfo& pod,
+                                   const std::string& node) const;
+  void RunPostBindPlugins(framework::CycleState& state, const framework::PodInfo& pod,
+                          const std::string& node) const;
+
+  // Rejects due waiting pods; returns the earliest remaining deadline.
+  std::optional<framework::TimePoint> ExpireWaitingPods(framework::TimePoint now);
+  size_t NumWaitingPods() const;
+
+  // Plugin names per extension point, for logs and /configz.
+  std::map<std::string, std::vector<std::string>> PluginNamesByPoint() const;
+  int64_t ScoreWeight(const std::string& plugin) const;
+
+  // ---- framework::Handle ----
+  const framework::Snapshot& snapshot() const override { return *deps_.snapshot; }
+  const api::ClusterObjects& objects() const override { return *deps_.objects; }
+  const framework::Clock& clock() const override { return *deps_.clock; }
+  framework::Parallelizer& parallelizer() override { return *deps_.parallelizer; }
+  framework::ApiWriter& api_writer() override { return *deps_.api_writer; }
+  void IterateOverWaitingPods(const std::function<void(framework::WaitingPod&)>& fn) override;
+  std::shared_ptr<framework::WaitingPod> GetWaitingPod(const std::string& uid) override;
+  void RejectWaitingPod(const std::string& uid, const std::string& plugin,
+                        const std::string& msg) override;
+
+ private:
+  explicit Framework(const Deps& deps) : deps_(deps) {}
+  framework::Status RunPreFilterLoop(framework::CycleState& state, const framework::PodInfo& pod,
+                                     framework::PreFilterResult* result,
+                                     std::vector<std::string>* plugins_with_nodes) const;
+
+  Deps deps_;
+  std::string scheduler_name_;
+  int32_t percentage_ = 0;
+  std::map<std::string, std::shared_ptr<framework::Plugin>, std::less<>> plugins_;
+  std::vector<const framework::PreEnqueuePlugin*> pre_enqueue_;
+  const framework::QueueSortPlugin* queue_sort_ = nullptr;
+  std::vector<const framework::PreFilterPlugin*> pre_filter_;
+  std::vector<const framework::FilterPlugin*> filter_;
+  std::vector<const framework::PostFilterPlugin*> post_filter_;
+  std::vector<const framework::PreScorePlugin*> pre_score_;
+  std::vector<const framework::ScorePlugin*> score_;
+  std::vector<int64_t> score_weights_;  // parallel to score_
+  std::vector<const framework::ReservePlugin*> reserve_;
+  std::vector<const framework::PermitPlugin*> permit_;
+  std::vector<const framework::PreBindPlugin*> pre_bind_;
+  std::vector<const framework::BindPlugin*> bind_;
+  std::vector<const framework::PostBindPlugin*> post_bind_;
+  std::vector<std::string> last_score_names_;
+
+  mutable std::mutex waiting_mu_;  // guards waiting_
+  std::map<std::string, std::shared_ptr<framework::WaitingPod>> waiting_;  // by pod uid
+};
+
+}  // namespace berth::runtime

@@ -1,0 +1,428 @@
+// The scheduling cycle and the binding cycle, mirroring upstream's pkg/scheduler/schedule_one.go.
+
+#include <algorithm>
+
+#include "scheduler/scheduler.h"
+
+namespace berth::scheduler {
+
+using framework::Code;
+using framework::Status;
+
+namespace {
+
+// Upstream's minFeasibleNodesToFind / minFeasibleNodesPercentageToFind.
+constexpr int kMinFeasibleNodesToFind = 100;
+constexpr int kMinFeasibleNodesPercentageToFind = 5;
+
+void AddPluginStatus(framework::Diagnosis* d, const Status& s) {
+  if (s.plugin().empty()) return;
+  if (s.IsRejected()) d->unschedulable_plugins.insert(s.plugin());
+  if (s.code() == Code::kPending) d->pending_plugins.insert(s.plugin());
+}
+
+std::string GoList(const std::vector<std::string>& v) {
+  std::string out = "[";
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (i > 0) out += " ";
+    out += v[i];
+  }
+  return out + "]";
+}
+
+// A rejection at Reserve / Permit / WaitOnPermit is reported as a FitError over the one chosen
+// node, as upstream does: "0/1 nodes are available: 1 <reason>."
+Status RejectionOnHost(const Status& s, const std::string& host, framework::Diagnosis* diag) {
+  *diag = framework::Diagnosis();
+  diag->node_to_status.Set(host, s);
+  AddPluginStatus(diag, s);
+  if (!s.plugin().empty()) diag->unschedulable_plugins.insert(s.plugin());
+  return Status(s.code(), framework::FitErrorMessage(1, *diag)).WithPlugin(s.plugin());
+}
+
+}  // namespace
+
+bool Scheduler::ScheduleOne(bool block) {
+  queue::QueuedPodInfoPtr qpi = block ? queue_->Pop() : queue_->TryPop();
+  if (!qpi) return false;
+  const framework::PodInfo& pod = *qpi->pod_info;
+  runtime::Framework* fwk = FrameworkFor(pod.Pod());
+  if (fwk == nullptr) {
+    // The profile disappeared (config reload is not supported, so this is a pod whose
+    // schedulerName changed while queued). Leave it alone.
+    queue_->Done(pod.Uid());
+    return true;
+  }
+  if (pod.Pod().metadata.deletion_timestamp) {
+    deps_.sink->Failed(pod, "FailedScheduling",
+                       "skip schedule deleting pod: " + pod.Namespace() + "/" + pod.Name(),
+                       fwk->scheduler_name());
+    queue_->Done(pod.Uid());
+    return true;
+  }
+  if (cache_.IsAssumedPod(pod.Pod())) {
+    queue_->Done(pod.Uid());
+    return true;
+  }
+  deps_.sink->Attempted(pod);
+  const int64_t cycle = queue_->SchedulingCycle();
+  auto state = std::make_shared<framework::CycleState>();
+  ScheduleResult result;
+  framework::PodInfoPtr assumed;
+  framework::Diagnosis diag;
+  Status s = SchedulingCycle(*fwk, *state, qpi, &result, &assumed, &diag);
+  if (!s.IsSuccess() && !s.IsWait()) {
+    FailureHandler(*fwk, qpi, s, &diag, cycle);
+    return true;
+  }
+  queue_->Done(pod.Uid());
+  binder::BindingTask task;
+  task.waiting = fwk->WaitingPodFor(pod.Uid());
+  task.run = [this, fwk, state, qpi, assumed, host = result.host, cycle]() mutable {
+    BindingCycle(fwk, std::move(state), std::move(qpi), std::move(assumed), std::move(host),
+                 cycle);
+  };
+  deps_.executor->Submit(std::move(task));
+  return true;
+}
+
+Status Scheduler::SchedulingCycle(runtime::Framework& fwk, framework::CycleState& state,
+                                  const queue::QueuedPodInfoPtr& qpi, ScheduleResult* result,
+                                  framework::PodInfoPtr* assumed, framework::Diagnosis* diag) {
+  const framework::PodInfo& pod = *qpi->pod_info;
+  Status s = SchedulePod(fwk, state, pod, result, diag);
+  if (!s.IsSuccess()) {
+    if (s.code() == Code::kError) return s;
+    if (!s.Message().empty()) return s;  // "no nodes available to schedule pods"
+    // A FitError: give PostFilter (preemption) its chance, then format the message.
+    if (fwk.HasPostFilterPlugins()) {
+      framework::PostFilterResult pf;
+      Status ps = fwk.RunPostFilterPlugins(state, pod, diag->node_to_status, &pf);
+      if (ps.code() == Code::kError) return ps;
+      diag->post_filter_msg = ps.Message();
+    }
+    return Status(Code::kUnschedulable, framework::FitErrorMessage(
+                                            static_cast<int>(snapshot_.NumNodes()), *diag));
+  }
+
+  // Assume: the cache counts the pod on the host from now on.
+  auto pod_copy = std::make_shared<api::Pod>(pod.Pod());
+  pod_copy->spec.node_name = result->host;
+  auto assumed_info = std::make_shared<framework::PodInfo>(pod);
+  assumed_info->pod = pod_copy;
+  *assumed = assumed_info;
+  if (auto ok = cache_.AssumePod(*assumed); !ok) {
+    return Status::Error(ok.error());
+  }
+
+  Status rs = fwk.RunReservePluginsReserve(state, **assumed, result->host);
+  if (!rs.IsSuccess()) {
+    fwk.RunReservePluginsUnreserve(state, **assumed, result->host);
+    (void)cache_.ForgetPod(*pod_copy);
+    if (rs.IsRejected()) return RejectionOnHost(rs, result->host, diag);
+    return rs;
+  }
+
+  Status ps = fwk.RunPermitPlugins(state, *assumed, result->host);
+  if (!ps.IsSuccess() && !ps.IsWait()) {
+    fwk.RunReservePluginsUnreserve(state, **assumed, result->host);
+    (void)cache_.ForgetPod(*pod_copy);
+    if (ps.IsRejected()) return RejectionOnHost(ps, result->host, diag);
+    return ps;
+  }
+
+  if (!state.pods_to_activate.empty()) {
+    queue_->Activate(state.pods_to_activate);
+    state.pods_to_activate.clear();
+  }
+  return ps;
+}
+
+Status Scheduler::SchedulePod(runtime::Framework& fwk, framework::CycleState& state,
+                              const framework::PodInfo& pod, ScheduleResult* result,
+                              framework::Diagnosis* diag) {
+  cache_.UpdateSnapshot(snapshot_);
+  if (snapshot_.NumNodes() == 0) {
+    return Status(Code::kUnschedulableAndUnresolvable, "no nodes available to schedule pods");
+  }
+  feasible_buf_.clear();
+  Status s = FindNodesThatFitPod(fwk, state, pod, &feasible_buf_, diag);
+  if (!s.IsSuccess()) return s;
+  if (options_.explain) Explain(fwk, state, pod, *diag, feasible_buf_);
+  if (feasible_buf_.empty()) return Status(Code::kUnschedulable, std::string());
+  if (feasible_buf_.size() == 1) {
+    result->host = feasible_buf_[0]->name();
+    result->evaluated_nodes = 1 + static_cast<int>(diag->node_to_status.Size());
+    result->feasible_nodes = 1;
+    return Status();
+  }
+  // prioritizeNodes: without Score plugins every node scores 1 (the first-found tie wins
+  // through the PRNG, like upstream).
+  scores_buf_.clear();
+  if (fwk.HasScorePlugins()) {
+    Status pre = fwk.RunPreScorePlugins(state, pod, feasible_buf_);
+    if (!pre.IsSuccess()) return pre;
+    Status sc = fwk.RunScorePlugins(state, pod, feasible_buf_, &scores_buf_);
+    if (!sc.IsSuccess()) return sc;
+  } else {
+    scores_buf_.resize(feasible_buf_.size());
+    for (size_t i = 0; i < feasible_buf_.size(); ++i) {
+      scores_buf_[i].node = feasible_buf_[i];
+      scores_buf_[i].total = 1;
+    }
+  }
+  result->host = SelectHost(scores_buf_);
+  result->evaluated_nodes =
+      static_cast<int>(feasible_buf_.size() + diag->node_to_status.Size());
+  result->feasible_nodes = static_cast<int>(feasible_buf_.size());
+  return Status();
+}
+
+Status Scheduler::FindNodesThatFitPod(runtime::Framework& fwk, framework::CycleState& state,
+                                      const framework::PodInfo& pod,
+                                      std::vector<const framework::NodeInfo*>* feasible,
+                                      framework::Diagnosis* diag) {
+  const auto& all_nodes = snapshot_.List();
+  framework::PreFilterResult pre_result;
+  std::vector<std::string> plugins_with_nodes;
+  Status s = fwk.RunPreFilterPlugins(state, pod, &pre_result, &plugins_with_nodes);
+  for (const auto& p : plugins_with_nodes) diag->unschedulable_plugins.insert(p);
+  if (!s.IsSuccess()) {
+    if (!s.IsRejected()) return s;
+    // Every node carries the same status, so preemption can see it.
+    diag->node_to_status.absent_status = s;
+    diag->pre_filter_msg = s.Message();
+    AddPluginStatus(diag, s);
+    return Status(Code::kUnschedulable, std::string());
+  }
+  if (pre_result.AllNodes()) {
+    return FindNodesThatPassFilters(fwk, state, pod, all_nodes, feasible, diag);
+  }
+  std::vector<const framework::NodeInfo*> nodes;
+  nodes.reserve(pre_result.node_names->size());
+  for (const auto& name : *pre_result.node_names) {
+    // PreFilter may name nodes that do not exist.
+    if (const framework::NodeInfo* ni = snapshot_.Get(name)) nodes.push_back(ni);
+  }
+  std::vector<std::string> unsched(diag->unschedulable_plugins.begin(),
+                                   diag->unschedulable_plugins.end());
+  diag->node_to_status.absent_status = Status(
+      Code::kUnschedulableAndUnresolvable, "node(s) didn't satisfy plugin(s) " + GoList(unsched));
+  return FindNodesThatPassFilters(fwk, state, pod, nodes, feasible, diag);
+}
+
+int Scheduler::NumFeasibleNodesToFind(int32_t percentage, int num_all_nodes) const {
+  if (num_all_nodes < kMinFeasibleNodesToFind) return num_all_nodes;
+  if (percentage == 0) {
+    percentage = 50 - num_all_nodes / 125;
+    if (percentage < kMinFeasibleNodesPercentageToFind) {
+      percentage = kMinFeasibleNodesPercentageToFind;
+    }
+  }
+  int n = static_cast<int>(static_cast<int64_t>(num_all_nodes) * percentage / 100);
+  return std::max(n, kMinFeasibleNodesToFind);
+}
+
+// Filters nodes starting at the rotating start index, in parallel, and keeps the first
+// numNodesToFind feasible nodes in walk order. Workers claim chunks in order and stop claiming
+// once enough nodes passed, so every node before the last one kept was evaluated: the outcome
+// is the same as a sequential walk, whatever the thread timing (simulate is deterministic).
+Status Scheduler::FindNodesThatPassFilters(runtime::Framework& fwk,
+                                           const framework::CycleState& state,
+                                           const framework::PodInfo& pod,
+                                           const std::vector<const framework::NodeInfo*>& nodes,
+                                           std::vector<const framework::NodeInfo*>* feasible,
+                                           framework::Diagnosis* diag) {
+  const int num_all = static_cast<int>(nodes.size());
+  if (num_all == 0) return Status();
+  int to_find = NumFeasibleNodesToFind(fwk.percentage_of_nodes_to_score(), num_all);
+  if (!fwk.HasScorePlugins()) to_find = 1;  // nothing to rank: the first feasible node wins
+  const size_t all_nodes = snapshot_.NumNodes();
+  const size_t start = all_nodes == 0 ? 0 : next_start_node_index_ % static_cast<size_t>(num_all);
+
+  if (!fwk.HasFilterPlugins()) {
+    for (int i = 0; i < to_find; ++i) {
+      feasible->push_back(nodes[(start + static_cast<size_t>(i)) % static_cast<size_t>(num_all)]);
+    }
+    next_start_node_index_ = (next_start_node_index_ + static_cast<size_t>(to_find)) % all_nodes;
+    return Status();
+  }
+
+  // Per-index outcome: 0 = not evaluated, 1 = passed, 2 = rejected (status in filter_status_).
+  // The buffers are members so a cycle allocates nothing; only the evaluated prefix is reset.
+  if (filter_state_.size() < static_cast<size_t>(num_all)) {
+    filter_state_.resize(static_cast<size_t>(num_all), 0);
+    filter_status_.resize(static_cast<size_t>(num_all));
+  }
+  std::atomic<int> found{0};
+  std::atomic<bool> stop{false};
+  std::mutex err_mu;
+  std::optional<Status> error;
+  fwk.parallelizer().Until(
+      num_all,
+      [&](int i) {
+        const auto idx = static_cast<size_t>(i);
+        const framework::NodeInfo* node = nodes[(start + idx) % static_cast<size_t>(num_all)];
+        Status st = fwk.RunFilterPlugins(state, pod, *node);
+        if (st.IsSuccess()) {
+          filter_state_[idx] = 1;
+          if (found.fetch_add(1, std::memory_order_relaxed) + 1 >= to_find) {
+            stop.store(true, std::memory_order_relaxed);
+          }
+          return;
+        }
+        filter_state_[idx] = 2;
+        if (st.code() == Code::kError) {
+          std::lock_guard lock(err_mu);
+          if (!error) error = std::move(st);
+          stop.store(true, std::memory_order_relaxed);
+        } else {
+          filter_status_[idx] = std::move(st);
+        }
+      },
+      &stop);
+  // Chunks are claimed in index order and every claimed chunk completes, so the evaluated
+  // nodes form a prefix. Walk it in order, keep up to to_find feasible nodes, record the
+  // statuses of rejected nodes before the cut, and reset the buffers.
+  int processed = 0;
+  int kept = 0;
+  for (size_t idx = 0; idx < static_cast<size_t>(num_all) && filter_state_[idx] != 0; ++idx) {
+    if (kept < to_find) {
+      const framework::NodeInfo* node = nodes[(start + idx) % static_cast<size_t>(num_all)];
+      if (filter_state_[idx] == 1) {
+        feasible->push_back(node);
+        ++kept;
+        processed = static_cast<int>(idx) + 1;
+      } else if (filter_status_[idx]) {
+        AddPluginStatus(diag, *filter_status_[idx]);
+        diag->node_to_status.Set(node->name(), std::move(*filter_status_[idx]));
+        processed = static_cast<int>(idx) + 1;
+      }
+    }
+    filter_state_[idx] = 0;
+    filter_status_[idx].reset();
+  }
+  if (all_nodes > 0) {
+    next_start_node_index_ = (next_start_node_index_ + static_cast<size_t>(processed)) % all_nodes;
+  }
+  if (error) return *error;
+  return Status();
+}
+
+std::string Scheduler::SelectHost(const std::vector<runtime::NodePluginScores>& scores) {
+  int64_t best = scores[0].total;
+  for (const auto& s : scores) best = std::max(best, s.total);
+  // Reservoir sampling over the nodes tied at the top, as upstream's selectHost.
+  size_t count = 0;
+  size_t chosen = 0;
+  for (size_t i = 0; i < scores.size(); ++i) {
+    if (scores[i].total != best) continue;
+    ++count;
+    if (count == 1 || rng_() % count == 0) chosen = i;
+  }
+  return scores[chosen].node->name();
+}
+
+void Scheduler::Explain(runtime::Framework& fwk, framework::CycleState& state,
+                        const framework::PodInfo& pod, const framework::Diagnosis& diag,
+                        const std::vector<const framework::NodeInfo*>& feasible) {
+  Explanation e;
+  if (!diag.pre_filter_msg.empty() || !diag.node_to_status.absent_status.IsSuccess()) {
+    // Nodes without their own status carry the PreFilter / absent status.
+    for (const auto* n : snapshot_.List()) {
+      if (!diag.node_to_status.Get(n->name())) {
+        e.filter[n->name()] = diag.node_to_status.absent_status.Message();
+      }
+    }
+  }
+  for (const auto& [node, st] : diag.node_to_status.statuses()) e.filter[node] = st.Message();
+  // Scores are shown for every feasible node, even when one node fits and upstream would skip
+  // scoring: scoring has no side effects and users ask "why this node".
+  if (!feasible.empty() && fwk.HasScorePlugins()) {
+    auto score_state = state.Clone();
+    std::vector<runtime::NodePluginScores> scores;
+    if (fwk.RunPreScorePlugins(*score_state, pod, feasible).IsSuccess() &&
+        fwk.RunScorePlugins(*score_state, pod, feasible, &scores).IsSuccess()) {
+      e.score_plugins = fwk.last_score_plugin_names();
+      for (const auto& s : scores) {
+        e.scores.push_back({s.node->name(), {s.scores, s.total}});
+      }
+    }
+  }
+  deps_.sink->Explain(pod, e);
+}
+
+void Scheduler::BindingCycle(runtime::Framework* fwk, std::shared_ptr<framework::CycleState> state,
+                             queue::QueuedPodInfoPtr qpi, framework::PodInfoPtr assumed,
+                             std::string host, int64_t cycle) {
+  Status s = fwk->WaitOnPermit(*assumed);
+  if (!s.IsSuccess()) {
+    framework::Diagnosis diag;
+    if (s.IsRejected()) s = RejectionOnHost(s, host, &diag);
+    HandleBindingCycleError(fwk, *state, qpi, assumed, host, s, cycle);
+    return;
+  }
+  s = fwk->RunPreBindPlugins(*state, *assumed, host);
+  if (!s.IsSuccess()) {
+    HandleBindingCycleError(fwk, *state, qpi, assumed, host, s, cycle);
+    return;
+  }
+  s = fwk->RunBindPlugins(*state, *assumed, host);
+  if (!s.IsSuccess()) {
+    HandleBindingCycleError(fwk, *state, qpi, assumed, host, s, cycle);
+    return;
+  }
+  cache_.FinishBinding(assumed->Pod());
+  deps_.sink->Scheduled(*qpi->pod_info, host, fwk->scheduler_name());
+  fwk->RunPostBindPlugins(*state, *assumed, host);
+  if (!state->pods_to_activate.empty()) queue_->Activate(state->pods_to_activate);
+}
+
+void Scheduler::HandleBindingCycleError(runtime::Framework* fwk, framework::CycleState& state,
+                                        const queue::QueuedPodInfoPtr& qpi,
+                                        const framework::PodInfoPtr& assumed,
+                                        const std::string& host, const Status& status,
+                                        int64_t cycle) {
+  fwk->RunReservePluginsUnreserve(state, *assumed, host);
+  (void)cache_.ForgetPod(assumed->Pod());
+  // The resources the pod held are free again: pods waiting for them may fit now.
+  framework::ClusterEvent event{framework::EventResource::kAssignedPod, framework::action::kDelete,
+                                "AssignedPodDelete"};
+  framework::Diagnosis diag;
+  if (status.IsRejected()) {
+    diag.unschedulable_plugins.insert(status.plugin());
+    // Requeue the pod first so that this event, which it caused itself, does not move it.
+    FailureHandler(*fwk, qpi, status, &diag, cycle);
+    queue_->MoveAllToActiveOrBackoffQueue(event, &assumed->Pod(), std::monostate{},
+                                          assumed->Uid());
+  } else {
+    queue_->MoveAllToActiveOrBackoffQueue(event, &assumed->Pod(), std::monostate{}, "");
+    FailureHandler(*fwk, qpi, status, &diag, cycle);
+  }
+}
+
+void Scheduler::FailureHandler(runtime::Framework& fwk, const queue::QueuedPodInfoPtr& qpi,
+                               const Status& status, const framework::Diagnosis* diag,
+                               int64_t cycle) {
+  const bool rejected = status.IsRejected();
+  qpi->unschedulable_plugins.clear();
+  qpi->pending_plugins.clear();
+  if (rejected && diag != nullptr) {
+    qpi->unschedulable_plugins = diag->unschedulable_plugins;
+    qpi->pending_plugins = diag->pending_plugins;
+  }
+  // Upstream re-reads the pod first: one deleted meanwhile, or bound by someone else, is
+  // neither requeued nor reported.
+  const framework::PodInfo& pod = *qpi->pod_info;
+  auto current = deps_.objects->pods.Get(pod.Namespace(), pod.Name());
+  if (current == nullptr || current->metadata.uid != pod.Uid() ||
+      !current->spec.node_name.empty()) {
+    queue_->Done(pod.Uid());
+    return;
+  }
+  queue_->AddUnschedulableIfNotPresent(qpi, cycle);
+  deps_.sink->Failed(*qpi->pod_info, rejected ? "Unschedulable" : "SchedulerError",
+                     framework::TruncateNote(status.Message()), fwk.scheduler_name());
+}
+
+}  // namespace berth::scheduler

@@ -1,0 +1,82 @@
+#include "scheduler/scheduler.h"
+
+namespace berth::scheduler {
+
+Scheduler::Scheduler(const config::SchedulerConfiguration& cfg, const SchedulerDeps& deps,
+                     SchedulerOptions options)
+    : cfg_(cfg),
+      deps_(deps),
+      options_(options),
+      parallelizer_(cfg.parallelism),
+      rng_(options.seed) {}
+
+Scheduler::~Scheduler() {
+  if (queue_) queue_->Close();
+}
+
+Result<std::unique_ptr<Scheduler>> Scheduler::Create(const config::SchedulerConfiguration& cfg,
+                                                     const framework::Registry& registry,
+                                                     const SchedulerDeps& deps,
+                                                     SchedulerOptions options) {
+  std::unique_ptr<Scheduler> s(new Scheduler(cfg, deps, options));
+  runtime::Deps fdeps;
+  fdeps.snapshot = &s->snapshot_;
+  fdeps.objects = deps.objects;
+  fdeps.clock = deps.clock;
+  fdeps.parallelizer = &s->parallelizer_;
+  fdeps.api_writer = deps.api_writer;
+  for (size_t i = 0; i < cfg.profiles.size(); ++i) {
+    auto fwk = runtime::Framework::Create(cfg.profiles[i], static_cast<int>(i),
+                                          cfg.percentage_of_nodes_to_score, registry, fdeps);
+    if (!fwk.ok()) return Error{fwk.error()};
+    s->profiles_[cfg.profiles[i].scheduler_name] = std::move(*fwk);
+  }
+  if (s->profiles_.empty()) return Error{"no profiles configured"};
+
+  // One queue for all profiles: QueueSort is the same in every profile (config validation).
+  runtime::Framework* first = s->profiles_.begin()->second.get();
+  queue::EventMap events;
+  for (const auto& [name, fwk] : s->profiles_) {
+    for (auto& [plugin, evs] : fwk->Events()) events[plugin] = std::move(evs);
+  }
+  queue::QueueOptions qopts;
+  qopts.initial_backoff = std::chrono::seconds(cfg.pod_initial_backoff_seconds);
+  qopts.max_backoff = std::chrono::seconds(cfg.pod_max_backoff_seconds);
+  Scheduler* self = s.get();
+  s->queue_ = std::make_unique<queue::SchedulingQueue>(
+      *deps.clock, qopts,
+      [first](const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) {
+        return first->Less(a, b);
+      },
+      [self](const framework::PodInfo& pod) {
+        runtime::Framework* fwk = self->FrameworkFor(pod.Pod());
+        return fwk == nullptr ? framework::Status() : fwk->RunPreEnqueuePlugins(pod);
+      },
+      std::move(events));
+  return s;
+}
+
+runtime::Framework* Scheduler::FrameworkFor(const api::Pod& pod) const {
+  auto it = profiles_.find(pod.spec.scheduler_name);
+  return it == profiles_.end() ? nullptr : it->second.get();
+}
+
+bool Scheduler::Responsible(const api::Pod& pod) const { return FrameworkFor(pod) != nullptr; }
+
+std::optional<framework::TimePoint> Scheduler::ExpireWaitingPods() {
+  std::optional<framework::TimePoint> next;
+  const auto now = deps_.clock->Now();
+  for (const auto& [name, fwk] : profiles_) {
+    auto d = fwk->ExpireWaitingPods(now);
+    if (d && (!next || *d < *next)) next = d;
+  }
+  return next;
+}
+
+size_t Scheduler::NumWaitingPods() const {
+  size_t n = 0;
+  for (const auto& [name, fwk] : profiles_) n += fwk->NumWaitingPods();
+  return n;
+}
+
+}  // namespace berth::scheduler

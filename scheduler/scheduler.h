@@ -1,0 +1,165 @@
+#pragma once
+// Scheduler: owns the queue, the cache, the profiles and the binding executor, and runs
+// upstream's scheduling cycle (schedule_one.cc) and binding cycle. Informers (or simulate's file
+// loader) feed it through the event handlers (event_handlers.cc); outcomes leave through an
+// OutcomeSink (events and pod conditions in the daemon, JSON lines in simulate).
+//
+// Threading: event handlers may be called from any thread; ScheduleOne only from the scheduling
+// thread; binding cycles run on the executor's threads.
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "config/types.h"
+#include "informers/api/result.h"
+#include "informers/api/store.h"
+#include "scheduler/binder/binder.h"
+#include "scheduler/cache/cache.h"
+#include "scheduler/framework/registry.h"
+#include "scheduler/queue/scheduling_queue.h"
+#include "scheduler/runtime/framework.h"
+
+namespace berth::scheduler {
+
+// Why one attempt ended as it did, per node (for `berth simulate --explain` and -v logs).
+struct Explanation {
+  std::map<std::string, std::string> filter;  // node -> reasons joined by ", "
+  std::vector<std::string> score_plugins;     // plugin names, parallel to each node's scores
+  // node -> (per plugin normalised scores, weighted total), in snapshot order.
+  std::vector<std::pair<std::string, std::pair<std::vector<int64_t>, int64_t>>> scores;
+};
+
+// Where the scheduler reports outcomes. Called from the scheduling thread (failures of the
+// scheduling cycle) and from binding threads (binding results): implementations lock.
+class OutcomeSink {
+ public:
+  virtual ~OutcomeSink() = default;
+  // The pod was bound to `node` (binding cycle finished).
+  virtual void Scheduled(const framework::PodInfo& pod, const std::string& node,
+                         const std::string& profile) = 0;
+  // The attempt failed: reason "Unschedulable" or "SchedulerError"; message is the
+  // FailedScheduling text.
+  virtual void Failed(const framework::PodInfo& pod, const std::string& reason,
+                      const std::string& message, const std::string& profile) = 0;
+  // A scheduling attempt started (first attempt order for simulate's output).
+  virtual void Attempted(const framework::PodInfo& pod) {}
+  // Per-node detail of the attempt, when explanations are enabled.
+  virtual void Explain(const framework::PodInfo& pod, const Explanation& e) {}
+};
+
+struct SchedulerDeps {
+  const framework::Clock* clock = nullptr;
+  const api::ClusterObjects* objects = nullptr;
+  framework::ApiWriter* api_writer = nullptr;
+  binder::BindingExecutor* executor = nullptr;
+  OutcomeSink* sink = nullptr;
+};
+
+struct SchedulerOptions {
+  uint64_t seed = 1;       // tie-break PRNG
+  bool explain = false;    // collect Explanations
+};
+
+class Scheduler {
+ public:
+  static Result<std::unique_ptr<Scheduler>> Create(const config::SchedulerConfiguration& cfg,
+                                                   const framework::Registry& registry,
+                                                   const SchedulerDeps& deps,
+                                                   SchedulerOptions options);
+  ~Scheduler();
+
+  // ---- event handlers (event_handlers.cc) ----
+  void AddNode(std::shared_ptr<const api::Node> node);
+  void UpdateNode(const api::Node& old_node, std::shared_ptr<const api::Node> node);
+  void DeleteNode(const api::Node& node);
+  void AddPod(std::shared_ptr<const api::Pod> pod);
+  void UpdatePod(const api::Pod& old_pod, std::shared_ptr<const api::Pod> pod);
+  void DeletePod(const api::Pod& pod);
+  // Another object kind changed (PVC, PV, StorageClass, CSINode, Service, PodGroup, ...).
+  void OnClusterEvent(const framework::ClusterEvent& event, const framework::EventObject& old_obj,
+                      const framework::EventObject& new_obj);
+
+  // Whether a profile schedules pods of this schedulerName.
+  bool Responsible(const api::Pod& pod) const;
+
+  // ---- scheduling ----
+  // Pops one pod (blocking or not) and runs its scheduling cycle; the binding cycle goes to the
+  // executor. Returns false when no pod was available (non-blocking) or the queue is closed.
+  bool ScheduleOne(bool block);
+  // Rejects waiting pods whose Permit timed out; returns the earliest remaining deadline.
+  std::optional<framework::TimePoint> ExpireWaitingPods();
+  size_t NumWaitingPods() const;
+
+  queue::SchedulingQueue& queue() { return *queue_; }
+  cache::Cache& cache() { return cache_; }
+  const std::map<std::string, std::unique_ptr<runtime::Framework>, std::less<>>& profiles() const {
+    return profiles_;
+  }
+
+ private:
+  Scheduler(const config::SchedulerConfiguration& cfg, const SchedulerDeps& deps,
+            SchedulerOptions options);
+
+  struct ScheduleResult {
+    std::string host;
+    int evaluated_nodes = 0;
+    int feasible_nodes = 0;
+  };
+
+  runtime::Framework* FrameworkFor(const api::Pod& pod) const;
+  // schedule_one.cc
+  framework::Status SchedulingCycle(runtime::Framework& fwk, framework::CycleState& state,
+                                    const queue::QueuedPodInfoPtr& qpi, ScheduleResult* result,
+                                    framework::PodInfoPtr* assumed, framework::Diagnosis* diag);
+  framework::Status SchedulePod(runtime::Framework& fwk, framework::CycleState& state,
+                                const framework::PodInfo& pod, ScheduleResult* result,
+                                framework::Diagnosis* diag);
+  framework::Status FindNodesThatFitPod(runtime::Framework& fwk, framework::CycleState& state,
+                                        const framework::PodInfo& pod,
+                                        std::vector<const framework::NodeInfo*>* feasible,
+                                        framework::Diagnosis* diag);
+  framework::Status FindNodesThatPassFilters(runtime::Framework& fwk,
+                                             const framework::CycleState& state,
+                                             const framework::PodInfo& pod,
+                                             const std::vector<const framework::NodeInfo*>& nodes,
+                                             std::vector<const framework::NodeInfo*>* feasible,
+                                             framework::Diagnosis* diag);
+  int NumFeasibleNodesToFind(int32_t percentage, int num_all_nodes) const;
+  std::string SelectHost(const std::vector<runtime::NodePluginScores>& scores);
+  void BindingCycle(runtime::Framework* fwk, std::shared_ptr<framework::CycleState> state,
+                    queue::QueuedPodInfoPtr qpi, framework::PodInfoPtr assumed,
+                    std::string host, int64_t cycle);
+  void HandleBindingCycleError(runtime::Framework* fwk, framework::CycleState& state,
+                               const queue::QueuedPodInfoPtr& qpi,
+                               const framework::PodInfoPtr& assumed, const std::string& host,
+                               const framework::Status& status, int64_t cycle);
+  void FailureHandler(runtime::Framework& fwk, const queue::QueuedPodInfoPtr& qpi,
+                      const framework::Status& status, const framework::Diagnosis* diag,
+                      int64_t cycle);
+  void Explain(runtime::Framework& fwk, framework::CycleState& state,
+               const framework::PodInfo& pod, const framework::Diagnosis& diag,
+               const std::vector<const framework::NodeInfo*>& feasible);
+
+  const config::SchedulerConfiguration cfg_;
+  const SchedulerDeps deps_;
+  const SchedulerOptions options_;
+  framework::Parallelizer parallelizer_;
+  cache::Cache cache_;
+  framework::Snapshot snapshot_;  // scheduling thread only
+  std::map<std::string, std::unique_ptr<runtime::Framework>, std::less<>> profiles_;
+  std::unique_ptr<queue::SchedulingQueue> queue_;
+  std::mt19937_64 rng_;             // scheduling thread only
+  size_t next_start_node_index_ = 0;  // scheduling thread only
+  // Reused per cycle to avoid allocations (scheduling thread only).
+  std::vector<const framework::NodeInfo*> feasible_buf_;
+  std::vector<runtime::NodePluginScores> scores_buf_;
+  std::vector<uint8_t> filter_state_;
+  std::vector<std::optional<framework::Status>> filter_status_;
+};
+
+}  // namespace berth::scheduler

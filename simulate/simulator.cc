@@ -1,0 +1,238 @@
+#include "simulate/simulator.h"
+
+#include <algorithm>
+#include <mutex>
+
+#include "scheduler/binder/binder.h"
+#include "scheduler/scheduler.h"
+
+namespace berth::simulate {
+namespace {
+
+struct PodRecord {
+  std::shared_ptr<const api::Pod> pod;
+  int first_attempt = -1;
+  std::string node;
+  std::string status;
+  std::string message;
+  bool explained = false;
+  scheduler::Explanation explanation;
+};
+
+// Collects outcomes per pod uid.
+class Recorder final : public scheduler::OutcomeSink {
+ public:
+  void Track(const std::shared_ptr<const api::Pod>& pod) {
+    std::lock_guard lock(mu_);
+    order_.push_back(pod->metadata.uid);
+    records_[pod->metadata.uid].pod = pod;
+  }
+  void Attempted(const framework::PodInfo& pod) override {
+    std::lock_guard lock(mu_);
+    auto& r = records_[pod.Uid()];
+    if (r.first_attempt < 0) r.first_attempt = next_attempt_++;
+  }
+  void Scheduled(const framework::PodInfo& pod, const std::string& node,
+                 const std::string& profile) override {
+    std::lock_guard lock(mu_);
+    auto& r = records_[pod.Uid()];
+    r.status = "Scheduled";
+    r.node = node;
+    r.message.clear();
+  }
+  void Failed(const framework::PodInfo& pod, const std::string& reason,
+              const std::string& message, const std::string& profile) override {
+    std::lock_guard lock(mu_);
+    auto& r = records_[pod.Uid()];
+    r.status = reason == "SchedulerError" ? "Error" : "Unschedulable";
+    r.node.clear();
+    r.message = message;
+  }
+  void Explain(const framework::PodInfo& pod, const scheduler::Explanation& e) override {
+    std::lock_guard lock(mu_);
+    auto& r = records_[pod.Uid()];
+    r.explained = true;
+    r.explanation = e;
+  }
+
+  // Records in order of first attempt, then never-attempted pods in file order.
+  std::vector<PodRecord*> Ordered() {
+    std::vector<PodRecord*> out;
+    for (const auto& uid : order_) out.push_back(&records_[uid]);
+    std::stable_sort(out.begin(), out.end(), [](const PodRecord* a, const PodRecord* b) {
+      auto key = [](const PodRecord* r) {
+        return r->first_attempt < 0 ? std::numeric_limits<int>::max() : r->first_attempt;
+      };
+      return key(a) < key(b);
+    });
+    return out;
+  }
+
+ private:
+  std::mutex mu_;  // guards everything below
+  std::map<std::string, PodRecord> records_;
+  std::vector<std::string> order_;
+  int next_attempt_ = 0;
+};
+
+// Binds by recording; the simulation then delivers the bound pod as the informer would.
+class SimWriter final : public framework::ApiWriter {
+ public:
+  framework::Status Bind(const api::Pod& pod, const std::string& node) override {
+    std::lock_guard lock(mu_);
+    bound_.emplace_back(pod, node);
+    return {};
+  }
+  std::vector<std::pair<api::Pod, std::string>> Take() {
+    std::lock_guard lock(mu_);
+    return std::exchange(bound_, {});
+  }
+
+ private:
+  std::mutex mu_;  // guards bound_
+  std::vector<std::pair<api::Pod, std::string>> bound_;
+};
+
+framework::TimePoint StartTime(const ClusterFile& c) {
+  int64_t latest = 0;
+  auto see = [&](const api::ObjectMeta& m) {
+    if (m.creation_timestamp) latest = std::max(latest, m.creation_timestamp->unix_micros);
+  };
+  for (const auto& p : c.pods) see(p->metadata);
+  for (const auto& n : c.nodes) see(n->metadata);
+  for (const auto& g : c.pod_groups) see(g->metadata);
+  if (latest == 0) latest = int64_t{1704067200} * 1000000;  // 2024-01-01T00:00:00Z
+  return framework::TimePoint(framework::Duration(latest));
+}
+
+api::Value RecordJson(PodRecord& r, const scheduler::Scheduler& sched, bool explain) {
+  api::Value o = api::Value::MakeObject();
+  o.Set("pod", api::Value::String(r.pod->Key()));
+  if (r.status.empty()) {
+    // Never attempted: held back by PreEnqueue (scheduling gates).
+    r.status = "Unschedulable";
+    auto it = sched.profiles().find(r.pod->spec.scheduler_name);
+    if (it != sched.profiles().end()) {
+      auto s = it->second->RunPreEnqueuePlugins(*framework::MakePodInfo(r.pod));
+      r.message = s.Message();
+    }
+  }
+  o.Set("node", r.status == "Scheduled" ? api::Value::String(r.node) : api::Value());
+  o.Set("status", api::Value::String(r.status));
+  if (!r.message.empty()) o.Set("message", api::Value::String(r.message));
+  if (explain) {
+    api::Value filter = api::Value::MakeObject();
+    api::Value scores = api::Value::MakeObject();
+    if (r.explained) {
+      for (const auto& [node, reasons] : r.explanation.filter) {
+        filter.Set(node, api::Value::String(reasons));
+      }
+      for (const auto& [node, sc] : r.explanation.scores) {
+        api::Value per = api::Value::MakeObject();
+        for (size_t k = 0; k < r.explanation.score_plugins.size(); ++k) {
+          per.Set(r.explanation.score_plugins[k], api::Value::Int(sc.first[k]));
+        }
+        per.Set("total", api::Value::Int(sc.second));
+        scores.Set(node, std::move(per));
+      }
+    }
+    o.Set("filter", std::move(filter));
+    o.Set("scores", std::move(scores));
+  }
+  return o;
+}
+
+}  // namespace
+
+Result<api::Value> Run(const ClusterFile& cluster, const config::SchedulerConfiguration& cfg,
+                       const framework::Registry& registry, const Options& options) {
+  const framework::TimePoint start = StartTime(cluster);
+  framework::FakeClock clock(start);
+  api::ClusterObjects objects;
+  binder::DeferredExecutor executor;
+  SimWriter writer;
+  Recorder recorder;
+  scheduler::SchedulerDeps deps{&clock, &objects, &writer, &executor, &recorder};
+  // Deterministic output whatever the machine: the node search runs on one thread here.
+  config::SchedulerConfiguration sim_cfg = cfg;
+  sim_cfg.parallelism = 1;
+  auto created = scheduler::Scheduler::Create(sim_cfg, registry, deps,
+                                              {options.seed, options.explain});
+  if (!created.ok()) return Error{created.error()};
+  scheduler::Scheduler& sched = **created;
+
+  for (const auto& o : cluster.namespaces) objects.namespaces.Upsert(o);
+  for (const auto& o : cluster.pvcs) objects.pvcs.Upsert(o);
+  for (const auto& o : cluster.pvs) objects.pvs.Upsert(o);
+  for (const auto& o : cluster.storage_classes) objects.storage_classes.Upsert(o);
+  for (const auto& o : cluster.csi_nodes) objects.csi_nodes.Upsert(o);
+  for (const auto& o : cluster.services) objects.services.Upsert(o);
+  for (const auto& o : cluster.pod_groups) objects.pod_groups.Upsert(o);
+  for (const auto& n : cluster.nodes) sched.AddNode(n);
+  std::vector<std::shared_ptr<const api::Pod>> pending;
+  for (const auto& p : cluster.pods) {
+    objects.pods.Upsert(p);
+    if (!p->spec.node_name.empty()) {
+      sched.AddPod(p);
+    } else if (sched.Responsible(*p)) {
+      pending.push_back(p);
+    }
+  }
+  // Pending pods enter the queue in creationTimestamp order (file order when equal or missing).
+  std::stable_sort(pending.begin(), pending.end(), [](const auto& a, const auto& b) {
+    auto ts = [](const api::Pod& p) {
+      return p.metadata.creation_timestamp ? p.metadata.creation_timestamp->unix_micros : 0;
+    };
+    return ts(*a) < ts(*b);
+  });
+  for (const auto& p : pending) {
+    recorder.Track(p);
+    sched.AddPod(p);
+  }
+
+  // Delivers recorded bindings as the informer would: the pod object now has spec.nodeName.
+  auto deliver = [&] {
+    for (auto& [pod, node] : writer.Take()) {
+      auto old_pod = objects.pods.Get(pod.metadata.namespace_, pod.metadata.name);
+      auto bound = std::make_shared<api::Pod>(old_pod ? *old_pod : pod);
+      bound->spec.node_name = node;
+      objects.pods.Upsert(bound);
+      sched.UpdatePod(old_pod ? *old_pod : pod, bound);
+    }
+  };
+  const framework::TimePoint horizon = start + options.horizon;
+  for (;;) {
+    while (sched.ScheduleOne(/*block=*/false)) {
+      executor.RunReady();
+      deliver();
+    }
+    executor.RunReady();
+    deliver();
+    if (sched.queue().Counts().active > 0) continue;
+    // Nothing can run now: let virtual time pass to the next backoff expiry or Permit deadline.
+    std::optional<framework::TimePoint> next = sched.queue().NextBackoffExpiry();
+    auto wait_deadline = sched.ExpireWaitingPods();
+    if (wait_deadline && (!next || *wait_deadline < *next)) next = wait_deadline;
+    if (!next || *next > horizon) break;
+    if (*next > clock.Now()) clock.Set(*next);
+    sched.ExpireWaitingPods();
+    sched.queue().FlushBackoffCompleted();
+    executor.RunReady();
+    deliver();
+  }
+  // Pods still waiting at the horizon time out now, releasing what they hold.
+  if (sched.NumWaitingPods() > 0) {
+    clock.Set(horizon + framework::kMaxPermitTimeout);
+    sched.ExpireWaitingPods();
+    executor.RunReady();
+    deliver();
+  }
+
+  api::Value out = api::Value::MakeObject();
+  api::Value pods = api::Value::MakeArray();
+  for (PodRecord* r : recorder.Ordered()) pods.Push(RecordJson(*r, sched, options.explain));
+  out.Set("pods", std::move(pods));
+  return out;
+}
+
+}  // namespace berth::simulate

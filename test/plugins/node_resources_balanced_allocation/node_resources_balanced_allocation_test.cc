@@ -1,0 +1,213 @@
+#include "plugins/node_resources_balanced_allocation/node_resources_balanced_allocation.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "scheduler/framework/plugin.h"
+#include "test/testing/builders.h"
+#include "test/testing/fake_handle.h"
+
+namespace berth::plugins::node_resources_balanced_allocation {
+namespace {
+
+using framework::Code;
+using testing::MakeNode;
+using testing::MakePod;
+
+// upstream's makeNode(name, milliCPU, memory, scalar).
+MakeNode Node(const std::string& name, int64_t milli_cpu, int64_t memory, int64_t gpu = -1) {
+  MakeNode b(name);
+  b.Capacity({{"cpu", std::to_string(milli_cpu) + "m"}, {"memory", std::to_string(memory)}});
+  if (gpu >= 0) {
+    b.Mutable().status.capacity["nvidia.com/gpu"] = api::Quantity::FromValue(gpu);
+    b.Mutable().status.allocatable["nvidia.com/gpu"] = api::Quantity::FromValue(gpu);
+  }
+  return b;
+}
+
+framework::PodInfoPtr CpuOnly() {
+  return MakePod("cpu-only")
+      .Req({{"cpu", "1000m"}, {"memory", "0"}})
+      .Req({{"cpu", "2000m"}, {"memory", "0"}})
+      .Info();
+}
+framework::PodInfoPtr CpuAndMemory() {
+  return MakePod("cpu-mem")
+      .Req({{"cpu", "1000m"}, {"memory", "2000"}})
+      .Req({{"cpu", "2000m"}, {"memory", "3000"}})
+      .Info();
+}
+framework::PodInfoPtr CpuAndMemoryAndGPU() {
+  return MakePod("cpu-mem-gpu")
+      .Req({{"cpu", "1000m"}, {"memory", "2000"}})
+      .Req({{"cpu", "2000m"}, {"memory", "3000"}, {"nvidia.com/gpu", "3"}})
+      .Info();
+}
+
+api::Value ResourcesArgs(const std::vector<std::pair<std::string, int64_t>>& specs) {
+  api::Value list = api::Value::MakeArray();
+  for (const auto& [name, weight] : specs) {
+    api::Value e = api::Value::MakeObject();
+    e.Set("name", api::Value::String(name));
+    e.Set("weight", api::Value::Int(weight));
+    list.Push(std::move(e));
+  }
+  api::Value args = api::Value::MakeObject();
+  args.Set("resources", std::move(list));
+  return args;
+}
+
+struct Case {
+  std::string name;
+  framework::PodInfoPtr pod;
+  std::vector<framework::NodeInfo> nodes;
+  std::vector<int64_t> want;
+  std::vector<std::pair<std::string, int64_t>> resources;  // empty = defaults
+  bool run_prescore = true;
+};
+
+void RunCase(const Case& c) {
+  SCOPED_TRACE(c.name);
+  api::Value args = ResourcesArgs(c.resources);
+  framework::PluginContext ctx;
+  ctx.args = c.resources.empty() ? nullptr : &args;
+  ctx.args_path = "args";
+  auto p = New(ctx);
+  ASSERT_TRUE(p.ok()) << p.error();
+  framework::CycleState state;
+  std::vector<const framework::NodeInfo*> ptrs;
+  for (const auto& n : c.nodes) ptrs.push_back(&n);
+  if (c.run_prescore) {
+    auto st = dynamic_cast<framework::PreScorePlugin&>(**p).PreScore(state, *c.pod, ptrs);
+    ASSERT_TRUE(st.IsSuccess()) << st.Message();
+  }
+  for (size_t i = 0; i < c.nodes.size(); ++i) {
+    int64_t score = -1;
+    auto st = dynamic_cast<framework::ScorePlugin&>(**p).Score(state, *c.pod, c.nodes[i], &score);
+    EXPECT_TRUE(st.IsSuccess()) << st.Message();
+    EXPECT_EQ(score, c.want[i]) << "node " << i;
+  }
+}
+
+// Upstream's TestNodeResourcesBalancedAllocation cases that score a pod with requests.
+TEST(BalancedAllocation, UpstreamTable) {
+  std::vector<Case> cases;
+  // cpu 3000/4000 = .75, mem 5000/10000 = .5 -> std .125 -> 87; node2 .5/.5 -> 100.
+  cases.push_back({"nothing scheduled, resources requested, differently sized nodes",
+                   CpuAndMemory(),
+                   {Node("node1", 4000, 10000).Info(), Node("node2", 6000, 10000).Info()},
+                   {87, 100}});
+  // node1 cpu .6 mem .25 -> 82; node2 cpu .6 mem .5 -> 95.
+  cases.push_back({"resources requested, pods scheduled with resources",
+                   CpuAndMemory(),
+                   {Node("node1", 10000, 20000).Info({CpuOnly()}),
+                    Node("node2", 10000, 20000).Info({CpuAndMemory()})},
+                   {82, 95}});
+  // node2 memory 10000/50000 = .2 -> 80.
+  cases.push_back({"resources requested, pods scheduled with resources, differently sized nodes",
+                   CpuAndMemory(),
+                   {Node("node1", 10000, 20000).Info({CpuOnly()}),
+                    Node("node2", 10000, 50000).Info({CpuAndMemory()})},
+                   {82, 80}});
+  // node1 cpu 6000/6000 = 1, mem 0 -> 50; node2 cpu 1, mem .5 -> 75.
+  cases.push_back({"requested resources at node capacity",
+                   CpuOnly(),
+                   {Node("node1", 6000, 10000).Info({CpuOnly()}),
+                    Node("node2", 6000, 10000).Info({CpuAndMemory()})},
+                   {50, 75}});
+  // Three resources: node1 cpu 3000/3500, mem 5000/40000, gpu 4/8 -> 70; node2 gpu 1/8 -> 65.
+  cases.push_back({"include scalar resource on a node for balanced resource allocation",
+                   MakePod("gpu").Req({{"memory", "0"}, {"nvidia.com/gpu", "1"}}).Info(),
+                   {Node("node1", 3500, 40000, 8).Info({CpuAndMemoryAndGPU()}),
+                    Node("node2", 3500, 40000, 8).Info({CpuAndMemory()})},
+                   {70, 65},
+                   {{"cpu", 1}, {"memory", 1}, {"nvidia.com/gpu", 1}}});
+  cases.push_back({"resources requested, pods scheduled with resources if PreScore not called",
+                   CpuAndMemory(),
+                   {Node("node1", 10000, 20000).Info({CpuOnly()}),
+                    Node("node2", 10000, 20000).Info({CpuAndMemory()})},
+                   {82, 95},
+                   {},
+                   false});
+  // Plain requests, not the non-zero defaults: a pod with cpu only leaves memory at 0.
+  cases.push_back({"requested values are plain, not non-zero defaulted",
+                   MakePod("c").Req({{"cpu", "1000m"}}).Info(),
+                   {Node("node1", 4000, 10000).Info({MakePod("empty").Req({}).Info()})},
+                   {87}});
+  for (const auto& c : cases) RunCase(c);
+}
+
+// Upstream's cases for pods that request nothing: v1.34 skips them in PreScore (best-effort).
+TEST(BalancedAllocation, BestEffortPodIsSkipped) {
+  struct SkipCase {
+    std::string name;
+    framework::PodInfoPtr pod;
+    std::vector<std::pair<std::string, int64_t>> resources;
+  } cases[] = {
+      {"nothing scheduled, nothing requested", MakePod("p").Info(), {}},
+      {"no resources requested, pods with container scheduled", MakePod("p").Req({}).Info(), {}},
+      {"node without the scalar resource",
+       MakePod("p").Info(),
+       {{"cpu", 1}, {"nvidia.com/gpu", 1}}},
+  };
+  auto node = Node("node1", 10000, 20000).Info({CpuOnly()});
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    api::Value args = ResourcesArgs(c.resources);
+    framework::PluginContext ctx;
+    ctx.args = c.resources.empty() ? nullptr : &args;
+    auto p = New(ctx);
+    ASSERT_TRUE(p.ok()) << p.error();
+    framework::CycleState state;
+    auto st = dynamic_cast<framework::PreScorePlugin&>(**p).PreScore(state, *c.pod, {&node});
+    EXPECT_EQ(st.code(), Code::kSkip);
+    int64_t score = -1;
+    EXPECT_TRUE(
+        dynamic_cast<framework::ScorePlugin&>(**p).Score(state, *c.pod, node, &score).IsSuccess());
+    EXPECT_EQ(score, 0);
+  }
+}
+
+TEST(BalancedAllocation, ZeroNodeResources) {
+  RunCase({"zero node resources",
+           CpuOnly(),
+           {MakeNode("node1").Info({CpuOnly()}), MakeNode("node2").Info({CpuAndMemory()})},
+           {100, 100}});
+}
+
+// Upstream's ValidateNodeResourcesBalancedAllocationArgs.
+TEST(BalancedAllocationArgs, Validation) {
+  struct ArgCase {
+    std::string name;
+    std::vector<std::pair<std::string, int64_t>> resources;
+    std::string want_err;
+  } cases[] = {
+      {"valid", {{"cpu", 1}, {"memory", 1}}, ""},
+      {"weight 0 defaults to 1", {{"cpu", 0}}, ""},
+      {"weight must be 1", {{"cpu", 2}}, "args.resources[0].weight: Invalid value: 2: must be 1"},
+      {"duplicate", {{"cpu", 1}, {"cpu", 1}}, "args.resources[1].name: Duplicate value: \"cpu\""},
+      {"both",
+       {{"cpu", 1}, {"cpu", 3}},
+       "[args.resources[1].name: Duplicate value: \"cpu\", args.resources[1].weight: Invalid "
+       "value: 3: must be 1]"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    api::Value args = ResourcesArgs(c.resources);
+    framework::PluginContext ctx;
+    ctx.args = &args;
+    ctx.args_path = "args";
+    auto p = New(ctx);
+    if (c.want_err.empty()) {
+      EXPECT_TRUE(p.ok()) << p.error();
+    } else {
+      ASSERT_FALSE(p.ok());
+      EXPECT_EQ(p.error(), c.want_err);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace berth::plugins::node_resources_balanced_allocation

@@ -1,0 +1,83 @@
+#pragma once
+// FakeHandle: a framework::Handle for plugin unit tests. Holds a snapshot built from the given
+// NodeInfos (image num_nodes are computed as the cache would), an object store, a fake clock and
+// a recording ApiWriter.
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "scheduler/framework/handle.h"
+
+namespace berth::testing {
+
+class RecordingWriter : public framework::ApiWriter {
+ public:
+  framework::Status Bind(const api::Pod& pod, const std::string& node) override {
+    bindings.emplace_back(pod.Key(), node);
+    return {};
+  }
+  std::vector<std::pair<std::string, std::string>> bindings;
+};
+
+class FakeHandle : public framework::Handle, private framework::SnapshotBuilder {
+ public:
+  explicit FakeHandle(std::vector<framework::NodeInfo> nodes = {}) : parallelizer_(1) {
+    SetNodes(std::move(nodes));
+  }
+
+  void SetNodes(std::vector<framework::NodeInfo> nodes) {
+    snapshot_ = framework::Snapshot();
+    std::map<std::string, int> image_nodes;
+    for (auto& n : nodes) {
+      for (const auto& [name, st] : n.image_states()) image_nodes[name]++;
+    }
+    for (auto& n : nodes) {
+      for (auto& [name, st] : n.mutable_image_states()) st.num_nodes = image_nodes[name];
+      auto ptr = std::make_shared<framework::NodeInfo>(std::move(n));
+      List(snapshot_).push_back(ptr.get());
+      if (!ptr->pods_with_affinity().empty()) WithAffinity(snapshot_).push_back(ptr.get());
+      if (!ptr->pods_with_required_anti_affinity().empty()) {
+        WithRequiredAntiAffinity(snapshot_).push_back(ptr.get());
+      }
+      for (const auto& [pvc, count] : ptr->pvc_ref_counts()) UsedPVCs(snapshot_)[pvc] += count;
+      ByName(snapshot_)[ptr->name()] = ptr;
+    }
+  }
+
+  const framework::Snapshot& snapshot() const override { return snapshot_; }
+  const api::ClusterObjects& objects() const override { return objects_; }
+  api::ClusterObjects& mutable_objects() { return objects_; }
+  const framework::Clock& clock() const override { return clock_; }
+  framework::FakeClock& fake_clock() { return clock_; }
+  framework::Parallelizer& parallelizer() override { return parallelizer_; }
+  framework::ApiWriter& api_writer() override { return writer_; }
+  RecordingWriter& writer() { return writer_; }
+
+  void IterateOverWaitingPods(const std::function<void(framework::WaitingPod&)>& fn) override {
+    for (auto& [uid, wp] : waiting_) fn(*wp);
+  }
+  std::shared_ptr<framework::WaitingPod> GetWaitingPod(const std::string& uid) override {
+    auto it = waiting_.find(uid);
+    return it == waiting_.end() ? nullptr : it->second;
+  }
+  void RejectWaitingPod(const std::string& uid, const std::string& plugin,
+                        const std::string& msg) override {
+    if (auto wp = GetWaitingPod(uid)) wp->Reject(plugin, msg);
+  }
+  void AddWaitingPod(std::shared_ptr<framework::WaitingPod> wp) {
+    waiting_[wp->pod_info().Uid()] = std::move(wp);
+  }
+
+ private:
+  framework::Snapshot snapshot_;
+  api::ClusterObjects objects_;
+  framework::FakeClock clock_;
+  framework::Parallelizer parallelizer_;
+  RecordingWriter writer_;
+  std::map<std::string, std::shared_ptr<framework::WaitingPod>> waiting_;
+};
+
+}  // namespace berth::testing
