@@ -158,20 +158,15 @@ Status Scheduler::SchedulePod(runtime::Framework& fwk, framework::CycleState& st
   }
   // prioritizeNodes: without Score plugins every node scores 1 (the first-found tie wins
   // through the PRNG, like upstream).
-  scores_buf_.clear();
   if (fwk.HasScorePlugins()) {
     Status pre = fwk.RunPreScorePlugins(state, pod, feasible_buf_);
     if (!pre.IsSuccess()) return pre;
-    Status sc = fwk.RunScorePlugins(state, pod, feasible_buf_, &scores_buf_);
+    Status sc = fwk.RunScorePlugins(state, pod, feasible_buf_, &score_table_);
     if (!sc.IsSuccess()) return sc;
   } else {
-    scores_buf_.resize(feasible_buf_.size());
-    for (size_t i = 0; i < feasible_buf_.size(); ++i) {
-      scores_buf_[i].node = feasible_buf_[i];
-      scores_buf_[i].total = 1;
-    }
+    score_table_.totals.assign(feasible_buf_.size(), 1);
   }
-  result->host = SelectHost(scores_buf_);
+  result->host = SelectHost(feasible_buf_, score_table_.totals);
   result->evaluated_nodes =
       static_cast<int>(feasible_buf_.size() + diag->node_to_status.Size());
   result->feasible_nodes = static_cast<int>(feasible_buf_.size());
@@ -309,18 +304,19 @@ Status Scheduler::FindNodesThatPassFilters(runtime::Framework& fwk,
   return Status();
 }
 
-std::string Scheduler::SelectHost(const std::vector<runtime::NodePluginScores>& scores) {
-  int64_t best = scores[0].total;
-  for (const auto& s : scores) best = std::max(best, s.total);
+std::string Scheduler::SelectHost(const std::vector<const framework::NodeInfo*>& nodes,
+                                  const std::vector<int64_t>& totals) {
+  int64_t best = totals[0];
+  for (int64_t t : totals) best = std::max(best, t);
   // Reservoir sampling over the nodes tied at the top, as upstream's selectHost.
   size_t count = 0;
   size_t chosen = 0;
-  for (size_t i = 0; i < scores.size(); ++i) {
-    if (scores[i].total != best) continue;
+  for (size_t i = 0; i < totals.size(); ++i) {
+    if (totals[i] != best) continue;
     ++count;
     if (count == 1 || rng_() % count == 0) chosen = i;
   }
-  return scores[chosen].node->name();
+  return nodes[chosen]->name();
 }
 
 void Scheduler::Explain(runtime::Framework& fwk, framework::CycleState& state,
@@ -340,12 +336,16 @@ void Scheduler::Explain(runtime::Framework& fwk, framework::CycleState& state,
   // scoring: scoring has no side effects and users ask "why this node".
   if (!feasible.empty() && fwk.HasScorePlugins()) {
     auto score_state = state.Clone();
-    std::vector<runtime::NodePluginScores> scores;
+    runtime::ScoreTable table;
     if (fwk.RunPreScorePlugins(*score_state, pod, feasible).IsSuccess() &&
-        fwk.RunScorePlugins(*score_state, pod, feasible, &scores).IsSuccess()) {
-      e.score_plugins = fwk.last_score_plugin_names();
-      for (const auto& s : scores) {
-        e.scores.push_back({s.node->name(), {s.scores, s.total}});
+        fwk.RunScorePlugins(*score_state, pod, feasible, &table).IsSuccess()) {
+      for (auto name : table.plugins) e.score_plugins.emplace_back(name);
+      for (size_t i = 0; i < feasible.size(); ++i) {
+        std::vector<int64_t> per;
+        for (size_t k = 0; k < table.plugins.size(); ++k) {
+          per.push_back(table.per_plugin[k][i].score);
+        }
+        e.scores.push_back({feasible[i]->name(), {std::move(per), table.totals[i]}});
       }
     }
   }

@@ -130,7 +130,8 @@ class Scheduler {
                                              std::vector<const framework::NodeInfo*>* feasible,
                                              framework::Diagnosis* diag);
   int NumFeasibleNodesToFind(int32_t percentage, int num_all_nodes) const;
-  std::string SelectHost(const std::vector<runtime::NodePluginScores>& scores);
+  std::string SelectHost(const std::vector<const framework::NodeInfo*>& nodes,
+                         const std::vector<int64_t>& totals);
   void BindingCycle(runtime::Framework* fwk, std::shared_ptr<framework::CycleState> state,
                     queue::QueuedPodInfoPtr qpi, framework::PodInfoPtr assumed,
                     std::string host, int64_t cycle);
@@ -157,7 +158,7 @@ class Scheduler {
   size_t next_start_node_index_ = 0;  // scheduling thread only
   // Reused per cycle to avoid allocations (scheduling thread only).
   std::vector<const framework::NodeInfo*> feasible_buf_;
-  std::vector<runtime::NodePluginScores> scores_buf_;
+  runtime::ScoreTable score_table_;
   std::vector<uint8_t> filter_state_;
   std::vector<std::optional<framework::Status>> filter_status_;
 };

@@ -153,10 +153,9 @@ Result<api::Value> Run(const ClusterFile& cluster, const config::SchedulerConfig
   SimWriter writer;
   Recorder recorder;
   scheduler::SchedulerDeps deps{&clock, &objects, &writer, &executor, &recorder};
-  // Deterministic output whatever the machine: the node search runs on one thread here.
-  config::SchedulerConfiguration sim_cfg = cfg;
-  sim_cfg.parallelism = 1;
-  auto created = scheduler::Scheduler::Create(sim_cfg, registry, deps,
+  // The node search is deterministic whatever the parallelism (see FindNodesThatPassFilters),
+  // so the configured parallelism is kept.
+  auto created = scheduler::Scheduler::Create(cfg, registry, deps,
                                               {options.seed, options.explain});
   if (!created.ok()) return Error{created.error()};
   scheduler::Scheduler& sched = **created;

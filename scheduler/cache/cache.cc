@@ -91,7 +91,9 @@ void Cache::RemoveNodeInfoIfEmpty(const std::string& node) {
 void Cache::AddToZone(const std::string& zone, const std::string& node) {
   for (auto& [z, names] : zones_) {
     if (z != zone) continue;
-    if (std::find(names.begin(), names.end(), node) == names.end()) names.push_back(node);
+    // Callers add a node only when it is new to the tree, so no duplicate check (which would
+    // make adding N nodes quadratic).
+    names.push_back(node);
     return;
   }
   zones_.push_back({zone, {node}});

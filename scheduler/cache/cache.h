@@ -58,7 +58,9 @@ class Cache : private framework::SnapshotBuilder {
   // Brings `snapshot` up to date; cheap when little changed.
   void UpdateSnapshot(framework::Snapshot& snapshot);
 
+  // Nodes with a Node object (not the node-less infos holding pods of unknown nodes).
   size_t NodeCount() const;
+  // Pods in the cache, assumed ones included.
   size_t PodCount() const;
   size_t AssumedPodCount() const;
 

@@ -22,11 +22,22 @@ std::string_view CodeName(Code c) {
   return "Unknown";
 }
 
+const std::vector<std::string>& Status::reasons() const {
+  static const std::vector<std::string> kNone;
+  return rep_ ? rep_->reasons : kNone;
+}
+
+const std::string& Status::plugin() const {
+  static const std::string kNone;
+  return rep_ ? rep_->plugin : kNone;
+}
+
 std::string Status::Message() const {
   std::string out;
-  for (size_t i = 0; i < reasons_.size(); ++i) {
+  const auto& r = reasons();
+  for (size_t i = 0; i < r.size(); ++i) {
     if (i > 0) out += ", ";
-    out += reasons_[i];
+    out += r[i];
   }
   return out;
 }

@@ -10,6 +10,7 @@
 // Message() joins the reasons with ", " as upstream's Status.Message() does.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -29,13 +30,27 @@ enum class Code : uint8_t {
 
 std::string_view CodeName(Code c);
 
+// A Success status is one byte plus a null pointer: constructing, moving and destroying it in
+// the per-node hot path costs nothing. Failures carry their reasons and plugin out of line.
 class [[nodiscard]] Status {
  public:
   Status() = default;
   Status(Code code, std::string reason) : code_(code) {
-    if (!reason.empty()) reasons_.push_back(std::move(reason));
+    if (!reason.empty()) Mutable().reasons.push_back(std::move(reason));
   }
-  Status(Code code, std::vector<std::string> reasons) : code_(code), reasons_(std::move(reasons)) {}
+  Status(Code code, std::vector<std::string> reasons) : code_(code) {
+    if (!reasons.empty()) Mutable().reasons = std::move(reasons);
+  }
+  Status(const Status& o) : code_(o.code_), rep_(o.rep_ ? std::make_unique<Rep>(*o.rep_) : nullptr) {}
+  Status& operator=(const Status& o) {
+    if (this != &o) {
+      code_ = o.code_;
+      rep_ = o.rep_ ? std::make_unique<Rep>(*o.rep_) : nullptr;
+    }
+    return *this;
+  }
+  Status(Status&&) noexcept = default;
+  Status& operator=(Status&&) noexcept = default;
 
   static Status Success() { return Status(); }
   static Status Error(std::string msg) { return Status(Code::kError, std::move(msg)); }
@@ -59,25 +74,33 @@ class [[nodiscard]] Status {
            code_ == Code::kPending;
   }
 
-  const std::vector<std::string>& reasons() const { return reasons_; }
+  const std::vector<std::string>& reasons() const;
   std::string Message() const;
-  void AppendReason(std::string r) { reasons_.push_back(std::move(r)); }
+  void AppendReason(std::string r) { Mutable().reasons.push_back(std::move(r)); }
 
   // The plugin that produced a failure (set by the runtime).
-  const std::string& plugin() const { return plugin_; }
+  const std::string& plugin() const;
   Status& WithPlugin(std::string_view p) & {
-    plugin_ = p;
+    if (!p.empty() || rep_) Mutable().plugin = p;
     return *this;
   }
   Status&& WithPlugin(std::string_view p) && {
-    plugin_ = p;
+    if (!p.empty() || rep_) Mutable().plugin = p;
     return std::move(*this);
   }
 
  private:
+  struct Rep {
+    std::vector<std::string> reasons;
+    std::string plugin;
+  };
+  Rep& Mutable() {
+    if (!rep_) rep_ = std::make_unique<Rep>();
+    return *rep_;
+  }
+
   Code code_ = Code::kSuccess;
-  std::vector<std::string> reasons_;
-  std::string plugin_;
+  std::unique_ptr<Rep> rep_;
 };
 
 }  // namespace berth::framework

@@ -68,8 +68,7 @@ bool Eq(const api::NodeAffinity& a, const api::NodeAffinity& b) {
 bool Eq(const api::PodAffinityTerm& a, const api::PodAffinityTerm& b) {
   return Eq(a.label_selector, b.label_selector) && a.namespaces == b.namespaces &&
          a.topology_key == b.topology_key && Eq(a.namespace_selector, b.namespace_selector) &&
-         a.match_label_keys == b.match_label_keys &&
-         a.mismatch_label_keys == b.mismatch_label_keys;
+         a.match_label_keys == b.match_label_keys && a.mismatch_label_keys == b.mismatch_label_keys;
 }
 bool Eq(const api::WeightedPodAffinityTerm& a, const api::WeightedPodAffinityTerm& b) {
   return a.weight == b.weight && Eq(a.term, b.term);
@@ -90,8 +89,7 @@ bool Eq(const api::ContainerPort& a, const api::ContainerPort& b) {
          a.protocol == b.protocol && a.host_ip == b.host_ip;
 }
 bool Eq(const api::Container& a, const api::Container& b) {
-  return a.name == b.name && a.image == b.image &&
-         a.resources.requests == b.resources.requests &&
+  return a.name == b.name && a.image == b.image && a.resources.requests == b.resources.requests &&
          a.resources.limits == b.resources.limits && Eq(a.ports, b.ports) &&
          a.restart_policy == b.restart_policy;
 }
@@ -113,8 +111,8 @@ bool Eq(const api::Volume& a, const api::Volume& b) {
          a.csi_driver == b.csi_driver;
 }
 bool Eq(const api::OwnerReference& a, const api::OwnerReference& b) {
-  return a.api_version == b.api_version && a.kind == b.kind && a.name == b.name &&
-         a.uid == b.uid && a.controller == b.controller;
+  return a.api_version == b.api_version && a.kind == b.kind && a.name == b.name && a.uid == b.uid &&
+         a.controller == b.controller;
 }
 
 bool SpecEq(const api::PodSpec& a, const api::PodSpec& b) {
@@ -123,8 +121,7 @@ bool SpecEq(const api::PodSpec& a, const api::PodSpec& b) {
          a.overhead == b.overhead && a.node_selector == b.node_selector &&
          Eq(a.affinity, b.affinity) && Eq(a.tolerations, b.tolerations) &&
          a.priority == b.priority && a.priority_class_name == b.priority_class_name &&
-         a.preemption_policy == b.preemption_policy &&
-         a.scheduling_gates == b.scheduling_gates &&
+         a.preemption_policy == b.preemption_policy && a.scheduling_gates == b.scheduling_gates &&
          Eq(a.topology_spread_constraints, b.topology_spread_constraints) &&
          Eq(a.volumes, b.volumes) && a.host_network == b.host_network;
 }

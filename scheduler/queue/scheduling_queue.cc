@@ -9,78 +9,10 @@ namespace berth::queue {
 
 using framework::QueuedPodInfo;
 
-// ---- PodHeap ----
-
-void SchedulingQueue::PodHeap::Swap(size_t i, size_t j) {
-  std::swap(items_[i], items_[j]);
-  index_[UidOf(items_[i]->Pod())] = i;
-  index_[UidOf(items_[j]->Pod())] = j;
-}
-
-bool SchedulingQueue::PodHeap::Up(size_t i) {
-  bool moved = false;
-  while (i > 0) {
-    size_t parent = (i - 1) / 2;
-    if (!before_(*items_[i], *items_[parent])) break;
-    Swap(i, parent);
-    i = parent;
-    moved = true;
-  }
-  return moved;
-}
-
-void SchedulingQueue::PodHeap::Down(size_t i) {
-  const size_t n = items_.size();
-  while (true) {
-    size_t best = i;
-    size_t l = 2 * i + 1;
-    size_t r = l + 1;
-    if (l < n && before_(*items_[l], *items_[best])) best = l;
-    if (r < n && before_(*items_[r], *items_[best])) best = r;
-    if (best == i) return;
-    Swap(i, best);
-    i = best;
-  }
-}
-
-void SchedulingQueue::PodHeap::Push(QueuedPodInfoPtr p) {
-  index_[UidOf(p->Pod())] = items_.size();
-  items_.push_back(std::move(p));
-  Up(items_.size() - 1);
-}
-
-QueuedPodInfoPtr SchedulingQueue::PodHeap::Pop() {
-  if (items_.empty()) return nullptr;
-  QueuedPodInfoPtr top = items_.front();
-  Remove(UidOf(top->Pod()));
-  return top;
-}
-
-bool SchedulingQueue::PodHeap::Remove(const std::string& uid) {
-  auto it = index_.find(uid);
-  if (it == index_.end()) return false;
-  size_t i = it->second;
-  index_.erase(it);
-  size_t last = items_.size() - 1;
-  if (i != last) {
-    items_[i] = std::move(items_[last]);
-    index_[UidOf(items_[i]->Pod())] = i;
-  }
-  items_.pop_back();
-  if (i < items_.size() && !Up(i)) Down(i);
-  return true;
-}
-
-void SchedulingQueue::PodHeap::Fix(const std::string& uid) {
-  auto it = index_.find(uid);
-  if (it == index_.end()) return;
-  if (!Up(it->second)) Down(it->second);
-}
-
 // ---- SchedulingQueue ----
 
-SchedulingQueue::SchedulingQueue(const framework::Clock& clock, QueueOptions options,
-                                 LessFn less, PreEnqueueFn pre_enqueue, EventMap events)
+SchedulingQueue::SchedulingQueue(const framework::Clock& clock, QueueOptions options, LessFn less,
+                                 PreEnqueueFn pre_enqueue, EventMap events)
     : clock_(clock),
       options_(options),
       less_(std::move(less)),
@@ -368,8 +300,7 @@ framework::QueueingHint RunHint(const framework::ClusterEventWithHint& r, const 
 
 bool SchedulingQueue::WorthRequeuing(const QueuedPodInfo& p, const framework::ClusterEvent& e,
                                      const framework::EventObject& old_obj,
-                                     const framework::EventObject& new_obj,
-                                     bool* to_active) const {
+                                     const framework::EventObject& new_obj, bool* to_active) const {
   *to_active = false;
   if (p.unschedulable_plugins.empty() && p.pending_plugins.empty()) return true;
   if (e.resource == framework::EventResource::kWildcard) {
@@ -404,8 +335,7 @@ bool SchedulingQueue::WorthRequeuing(const QueuedPodInfo& p, const framework::Cl
   return worth;
 }
 
-bool SchedulingQueue::GateWorthRechecking(const QueuedPodInfo& p,
-                                          const framework::ClusterEvent& e,
+bool SchedulingQueue::GateWorthRechecking(const QueuedPodInfo& p, const framework::ClusterEvent& e,
                                           const framework::EventObject& old_obj,
                                           const framework::EventObject& new_obj) const {
   if (e.resource == framework::EventResource::kWildcard) return true;

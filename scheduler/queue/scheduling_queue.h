@@ -67,18 +67,21 @@ class SchedulingQueue {
   void Add(framework::PodInfoPtr pod);
   // The pod object changed while pending (e.g. labels, gates removed).
   void Update(const api::Pod& old_pod, framework::PodInfoPtr new_pod);
-  // The pod was deleted or bound by someone else.
+  // The pod was deleted or bound by someone else. Also forgets an in-flight pod: its later
+  // AddUnschedulableIfNotPresent is dropped.
   void Delete(const api::Pod& pod);
 
-  // Blocks until a pod is in activeQ or Close() was called (then nullptr). Increments the
-  // scheduling cycle and the pod's attempts.
+  // Blocks until a pod is in activeQ or Close() was called (then nullptr, also on every later
+  // call). Increments the scheduling cycle and the pod's attempts, and clears its rejecting
+  // plugins (as upstream's Pop).
   QueuedPodInfoPtr Pop();
   QueuedPodInfoPtr TryPop();
   // The in-flight pod finished its cycle successfully (it was assumed).
   void Done(const std::string& uid);
 
   // After a failed cycle: requeue to backoffQ or the unschedulable pool (see class comment).
-  // `pod_scheduling_cycle` is the cycle in which the pod was popped.
+  // `pod_scheduling_cycle` is the cycle in which the pod was popped. Ignored when the pod is
+  // queued again already (updated while in flight) or was deleted while in flight.
   void AddUnschedulableIfNotPresent(QueuedPodInfoPtr pod, int64_t pod_scheduling_cycle);
 
   // A cluster event: moves unschedulable pods whose rejecting plugins' hints say Queue.
@@ -160,8 +163,8 @@ class SchedulingQueue {
   bool IsEventOfInterest(const framework::ClusterEvent& e) const;
   // Upstream's isPodWorthRequeuing for a non-gated pod.
   bool WorthRequeuing(const framework::QueuedPodInfo& p, const framework::ClusterEvent& e,
-                      const framework::EventObject& old_obj,
-                      const framework::EventObject& new_obj, bool* to_active) const;
+                      const framework::EventObject& old_obj, const framework::EventObject& new_obj,
+                      bool* to_active) const;
   // Whether an event may lift the gate of a gated pod (its gating plugin registered it).
   bool GateWorthRechecking(const framework::QueuedPodInfo& p, const framework::ClusterEvent& e,
                            const framework::EventObject& old_obj,
@@ -179,7 +182,7 @@ class SchedulingQueue {
   PodHeap active_;   // by less_, then seq
   PodHeap backoff_;  // by backoff expiry, then less_, then seq
   std::unordered_map<std::string, QueuedPodInfoPtr> unschedulable_;  // by uid (includes gated)
-  std::unordered_map<std::string, Location> where_;  // uid -> entry in any sub-queue
+  std::unordered_map<std::string, Location> where_;      // uid -> entry in any sub-queue
   std::unordered_map<std::string, std::string> by_key_;  // "ns/name" -> uid, queued pods
   std::unordered_map<std::string, QueuedPodInfoPtr> in_flight_;
   // In-flight pods deleted before their cycle ended: their requeue is dropped.

@@ -364,27 +364,35 @@ Status Framework::RunPreScorePlugins(framework::CycleState& state, const framewo
 Status Framework::RunScorePlugins(const framework::CycleState& state,
                                   const framework::PodInfo& pod,
                                   const std::vector<const framework::NodeInfo*>& nodes,
-                                  std::vector<NodePluginScores>* out) {
+                                  ScoreTable* out) const {
+  // Plugins that run this cycle, with their weights (at most a few dozen: no allocation once
+  // the table's vectors have grown).
+  out->plugins.clear();
   std::vector<const framework::ScorePlugin*> active;
   std::vector<int64_t> weights;
-  last_score_names_.clear();
+  active.reserve(score_.size());
+  weights.reserve(score_.size());
   for (size_t i = 0; i < score_.size(); ++i) {
-    if (state.skip_score_plugins.count(score_[i]->Name())) continue;
+    if (!state.skip_score_plugins.empty() && state.skip_score_plugins.count(score_[i]->Name())) {
+      continue;
+    }
     active.push_back(score_[i]);
     weights.push_back(score_weights_[i]);
-    last_score_names_.emplace_back(score_[i]->Name());
+    out->plugins.push_back(score_[i]->Name());
   }
   const size_t np = active.size();
   const size_t nn = nodes.size();
-  // per_plugin[k][i]: plugin k's score of node i.
-  std::vector<framework::NodeScoreList> per_plugin(np, framework::NodeScoreList(nn));
+  out->num_nodes = nn;
+  if (out->per_plugin.size() < np) out->per_plugin.resize(np);
+  for (size_t k = 0; k < np; ++k) out->per_plugin[k].resize(nn);
   std::mutex err_mu;
   std::optional<Status> error;
   std::atomic<bool> stop{false};
   deps_.parallelizer->Until(
       static_cast<int>(nn),
       [&](int i) {
-        const framework::NodeInfo& node = *nodes[static_cast<size_t>(i)];
+        const auto idx = static_cast<size_t>(i);
+        const framework::NodeInfo& node = *nodes[idx];
         for (size_t k = 0; k < np; ++k) {
           int64_t score = 0;
           Status s = active[k]->Score(state, pod, node, &score);
@@ -397,33 +405,31 @@ Status Framework::RunScorePlugins(const framework::CycleState& state,
             stop = true;
             return;
           }
-          per_plugin[k][static_cast<size_t>(i)] = framework::NodeScore{&node.name(), score};
+          out->per_plugin[k][idx] = framework::NodeScore{&node.name(), score};
         }
       },
       &stop);
   if (error) return *error;
   for (size_t k = 0; k < np; ++k) {
     if (!active[k]->HasNormalizeScore()) continue;
-    Status s = active[k]->NormalizeScore(state, pod, per_plugin[k]);
+    Status s = active[k]->NormalizeScore(state, pod, out->per_plugin[k]);
     if (!s.IsSuccess()) {
       return Status::Error("plugin \"" + std::string(active[k]->Name()) +
                            "\" failed with: " + s.Message());
     }
   }
-  out->assign(nn, NodePluginScores());
-  for (size_t i = 0; i < nn; ++i) {
-    auto& o = (*out)[i];
-    o.node = nodes[i];
-    o.scores.resize(np);
-    for (size_t k = 0; k < np; ++k) {
-      int64_t score = per_plugin[k][i].score;
+  out->totals.assign(nn, 0);
+  for (size_t k = 0; k < np; ++k) {
+    const auto& list = out->per_plugin[k];
+    const int64_t w = weights[k];
+    for (size_t i = 0; i < nn; ++i) {
+      const int64_t score = list[i].score;
       if (score > framework::kMaxNodeScore || score < framework::kMinNodeScore) {
         return Status::Error("plugin \"" + std::string(active[k]->Name()) +
                              "\" returns an invalid score " + std::to_string(score) +
                              ", it should in the range of [0, 100] after normalizing");
       }
-      o.scores[k] = score;
-      o.total += score * weights[k];
+      out->totals[i] += score * w;
     }
   }
   return Status();

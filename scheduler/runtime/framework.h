@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "config/types.h"
@@ -32,11 +33,13 @@ struct Deps {
   framework::ApiWriter* api_writer = nullptr;
 };
 
-// Scores of one node: per score plugin (normalised, before weight) and the weighted total.
-struct NodePluginScores {
-  const framework::NodeInfo* node = nullptr;
-  std::vector<int64_t> scores;  // parallel to Framework::score_plugin_names()
-  int64_t total = 0;
+// The scores of one RunScorePlugins call. Buffers are reused across cycles by the caller, so a
+// cycle allocates nothing once they have grown.
+struct ScoreTable {
+  std::vector<std::string_view> plugins;             // score plugins that ran (not skipped)
+  std::vector<framework::NodeScoreList> per_plugin;  // [plugin][node]: normalised, pre-weight
+  std::vector<int64_t> totals;                       // [node]: weighted sum
+  size_t num_nodes = 0;
 };
 
 class Framework final : public framework::Handle {
@@ -86,9 +89,7 @@ class Framework final : public framework::Handle {
   framework::Status RunScorePlugins(const framework::CycleState& state,
                                     const framework::PodInfo& pod,
                                     const std::vector<const framework::NodeInfo*>& nodes,
-                                    std::vector<NodePluginScores>* out);
-  // Names of the score plugins that ran in the last RunScorePlugins (parallel to scores).
-  const std::vector<std::string>& last_score_plugin_names() const { return last_score_names_; }
+                                    ScoreTable* out) const;
   bool HasFilterPlugins() const { return !filter_.empty(); }
   bool HasScorePlugins() const { return !score_.empty(); }
   bool HasPostFilterPlugins() const { return !post_filter_.empty(); }
@@ -158,7 +159,6 @@ class Framework final : public framework::Handle {
   std::vector<const framework::PreBindPlugin*> pre_bind_;
   std::vector<const framework::BindPlugin*> bind_;
   std::vector<const framework::PostBindPlugin*> post_bind_;
-  std::vector<std::string> last_score_names_;
 
   mutable std::mutex waiting_mu_;  // guards waiting_
   std::map<std::string, std::shared_ptr<framework::WaitingPod>> waiting_;  // by pod uid

@@ -60,6 +60,15 @@ api::Value ResourcesArgs(const std::vector<std::pair<std::string, int64_t>>& spe
 }
 
 struct Case {
+  Case(std::string n, framework::PodInfoPtr p, std::vector<framework::NodeInfo> ns,
+       std::vector<int64_t> w, std::vector<std::pair<std::string, int64_t>> r = {},
+       bool prescore = true)
+      : name(std::move(n)),
+        pod(std::move(p)),
+        nodes(std::move(ns)),
+        want(std::move(w)),
+        resources(std::move(r)),
+        run_prescore(prescore) {}
   std::string name;
   framework::PodInfoPtr pod;
   std::vector<framework::NodeInfo> nodes;

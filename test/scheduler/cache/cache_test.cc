@@ -463,7 +463,8 @@ TEST(CacheTest, IncrementalSnapshotMatchesFreshOne) {
     Snapshot fresh;
     cache.UpdateSnapshot(fresh);
     ASSERT_EQ(Names(incremental.List()), Names(fresh.List())) << "step " << step;
-    ASSERT_EQ(Names(incremental.HavePodsWithAffinityList()), Names(fresh.HavePodsWithAffinityList()));
+    ASSERT_EQ(Names(incremental.HavePodsWithAffinityList()),
+              Names(fresh.HavePodsWithAffinityList()));
     ASSERT_EQ(Names(incremental.HavePodsWithRequiredAntiAffinityList()),
               Names(fresh.HavePodsWithRequiredAntiAffinityList()));
     for (size_t i = 0; i < fresh.List().size(); ++i) {

@@ -298,8 +298,8 @@ TEST_F(QueueTest, DeleteRemovesQueuedAndInFlightPods) {
   q.Add(b.Info());
   q.Add(c.Info());
   q.Add(d.Info());
-  FailOnce(q, {kFit});  // a -> unschedulable
-  FailOnce(q, {});      // b -> backoffQ
+  FailOnce(q, {kFit});          // a -> unschedulable
+  FailOnce(q, {});              // b -> backoffQ
   auto in_flight = q.TryPop();  // c in flight
   ASSERT_EQ(PoppedName(in_flight), "c");
   EXPECT_TRUE(q.Has("default/c"));
@@ -462,7 +462,8 @@ TEST_F(QueueTest, GatingPluginRecheckedOnItsEvents) {
   SchedulingQueue q(
       clock_, QueueOptions{}, PrioritySort,
       [&quota_free](const framework::PodInfo&) {
-        return quota_free ? Status::Success() : Status::Unresolvable("no quota").WithPlugin("Quota");
+        return quota_free ? Status::Success()
+                          : Status::Unresolvable("no quota").WithPlugin("Quota");
       },
       std::move(events));
   q.Add(MakePod("p").Info());

@@ -1,0 +1,21 @@
+#pragma once
+// Synthetic clusters for berth-bench, mirroring upstream's scheduler_perf templates:
+// nodes are node-default.yaml (4 cpu, 32Gi, 110 pods), pods are pod-default.yaml
+// (100m cpu / 500Mi requests and limits, image pause:3.10).
+
+#include <string>
+#include <vector>
+
+#include "informers/api/result.h"
+#include "simulate/cluster_file.h"
+
+namespace berth::bench {
+
+// Names of the workloads Generate knows.
+std::vector<std::string> WorkloadNames();
+
+// Builds the cluster: `nodes` nodes and `pods` pending pods for profile berth-scheduler.
+// Error for an unknown workload.
+Result<simulate::ClusterFile> Generate(const std::string& workload, int nodes, int pods);
+
+}  // namespace berth::bench
