@@ -118,7 +118,9 @@ Result<ClusterFile> ParseClusterFile(const std::string& text, const std::string&
       return Error{where + ": expected a Kubernetes object, got " + std::string(doc.TypeName())};
     }
     const api::Value* kind = doc.Find("kind");
-    if (kind != nullptr && kind->IsString() && kind->AsString() == "List") {
+    // `kind: List` from kubectl, or a typed list (NodeList, PodList, ...) from the API.
+    if (kind != nullptr && kind->IsString() && kind->AsString().ends_with("List") &&
+        doc.Find("items") != nullptr) {
       const api::Value* items = doc.Find("items");
       if (items == nullptr || items->IsNull()) continue;
       if (!items->IsArray()) {

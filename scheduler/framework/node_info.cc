@@ -18,6 +18,7 @@ std::string NormalizedImageName(std::string_view name) {
 
 void NodeInfo::SetNode(std::shared_ptr<const api::Node> node) {
   node_ = std::move(node);
+  ++generation_;
   if (!node_) return;
   name_ = node_->metadata.name;
   allocatable_ = Resource::FromList(node_->status.allocatable);
@@ -29,7 +30,10 @@ void NodeInfo::SetNode(std::shared_ptr<const api::Node> node) {
   }
 }
 
-void NodeInfo::RemoveNode() { node_.reset(); }
+void NodeInfo::RemoveNode() {
+  node_.reset();
+  ++generation_;
+}
 
 void NodeInfo::Update(const PodInfo& pod, int sign) {
   Resource delta = pod.requests;

@@ -19,29 +19,46 @@ Parallelizer::~Parallelizer() {
   for (auto& t : threads_) t.join();
 }
 
-void Parallelizer::RunChunks() {
-  const int n = n_;
-  const int chunk = chunk_;
+namespace {
+
+void RunRange(std::atomic<int>& next, const std::function<void(int)>& fn,
+              const std::atomic<bool>* stop, int n, int chunk) {
   for (;;) {
-    if (stop_ != nullptr && stop_->load(std::memory_order_relaxed)) return;
-    int start = next_.fetch_add(chunk, std::memory_order_relaxed);
+    if (stop != nullptr && stop->load(std::memory_order_relaxed)) return;
+    int start = next.fetch_add(chunk, std::memory_order_relaxed);
     if (start >= n) return;
     int end = std::min(n, start + chunk);
-    for (int i = start; i < end; ++i) (*fn_)(i);
+    for (int i = start; i < end; ++i) fn(i);
   }
 }
+
+}  // namespace
+
+// The caller's share: it wrote the job fields itself and holds call_mu_, so no lock is needed.
+void Parallelizer::RunChunks() { RunRange(next_, *fn_, stop_, n_, chunk_); }
 
 void Parallelizer::WorkerLoop() {
   uint64_t seen = 0;
   for (;;) {
+    const std::function<void(int)>* fn = nullptr;
+    const std::atomic<bool>* stop = nullptr;
+    int n = 0;
+    int chunk = 1;
     {
       std::unique_lock lock(mu_);
       cv_.wait(lock, [&] { return shutdown_ || job_id_ != seen; });
       if (shutdown_) return;
       seen = job_id_;
       ++active_;
+      // Read the job under the lock: a worker that wakes after its job finished must see the
+      // cleared job (n_ == 0), never the fields of the next Until being written concurrently,
+      // and must not touch next_ once that job has reset it.
+      fn = fn_;
+      stop = stop_;
+      n = n_;
+      chunk = chunk_;
     }
-    RunChunks();
+    if (fn != nullptr && n > 0) RunRange(next_, *fn, stop, n, chunk);
     {
       std::lock_guard lock(mu_);
       --active_;

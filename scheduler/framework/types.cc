@@ -35,7 +35,9 @@ std::string FitErrorMessage(int num_all_nodes, const Diagnosis& d) {
       msg += ".";
     }
   }
-  if (!d.post_filter_msg.empty()) msg += " " + d.post_filter_msg + ".";
+  // Upstream (since v1.30) appends the PostFilter message as is: preemption's own FitError
+  // message already ends in a period.
+  if (!d.post_filter_msg.empty()) msg += " " + d.post_filter_msg;
   return msg;
 }
 

@@ -8,6 +8,15 @@ namespace {
 
 // Go's time.Duration String() for whole and fractional seconds/minutes as upstream prints in
 // "rejected due to timeout after waiting 10s at plugin Coscheduling".
+// Fraction digits of `frac` (< 10^digits) with trailing zeros dropped: ".5", ".25", "".
+std::string Fraction(int64_t frac, size_t digits) {
+  if (frac == 0) return "";
+  std::string f = std::to_string(frac);
+  f = std::string(digits - f.size(), '0') + f;
+  while (f.back() == '0') f.pop_back();
+  return "." + f;
+}
+
 std::string GoDuration(Duration d) {
   int64_t us = d.count();
   if (us == 0) return "0s";
@@ -15,24 +24,18 @@ std::string GoDuration(Duration d) {
   int64_t total_s = us / 1000000;
   int64_t frac_us = us % 1000000;
   if (total_s == 0) {
-    if (us % 1000 == 0) {
-      out << us / 1000 << "ms";
-    } else {
+    // Like Go: sub-millisecond in µs, else ms with a fraction ("1.5ms", not "1500µs").
+    if (us < 1000) {
       out << us << "µs";
+    } else {
+      out << us / 1000 << Fraction(us % 1000, 3) << "ms";
     }
     return out.str();
   }
   int64_t h = total_s / 3600, m = (total_s % 3600) / 60, s = total_s % 60;
   if (h > 0) out << h << "h";
   if (h > 0 || m > 0) out << m << "m";
-  out << s;
-  if (frac_us != 0) {
-    std::string f = std::to_string(frac_us);
-    f = std::string(6 - f.size(), '0') + f;
-    while (!f.empty() && f.back() == '0') f.pop_back();
-    out << "." << f;
-  }
-  out << "s";
+  out << s << Fraction(frac_us, 6) << "s";
   return out.str();
 }
 
@@ -75,16 +78,18 @@ void WaitingPod::Reject(const std::string& plugin, const std::string& msg) {
 bool WaitingPod::ExpireIfDue(TimePoint now) {
   std::lock_guard lock(mu_);
   if (result_) return false;
-  for (const auto& [plugin, deadline] : pending_) {
-    if (deadline <= now) {
-      Duration waited = deadline - created_;
-      ResolveLocked(Status(Code::kUnschedulable, "rejected due to timeout after waiting " +
-                                                     GoDuration(waited) + " at plugin " + plugin)
-                        .WithPlugin(plugin));
-      return true;
-    }
+  // The earliest expired deadline wins, as upstream's per-plugin timers would have fired first.
+  const std::pair<const std::string, TimePoint>* due = nullptr;
+  for (const auto& entry : pending_) {
+    if (entry.second <= now && (due == nullptr || entry.second < due->second)) due = &entry;
   }
-  return false;
+  if (due == nullptr) return false;
+  const std::string plugin = due->first;
+  Duration waited = due->second - created_;
+  ResolveLocked(Status(Code::kUnschedulable, "rejected due to timeout after waiting " +
+                                                 GoDuration(waited) + " at plugin " + plugin)
+                    .WithPlugin(plugin));
+  return true;
 }
 
 std::optional<TimePoint> WaitingPod::NextDeadline() const {

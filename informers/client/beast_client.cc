@@ -1,0 +1,254 @@
+#include "informers/client/beast_client.h"
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+#include <thread>
+#include <utility>
+
+#include "informers/client/http_connection.h"
+
+namespace berth::client {
+
+using internal::Connection;
+using internal::IoError;
+using Clock = std::chrono::steady_clock;
+
+struct BeastClient::Attempt {
+  std::optional<Response> response;
+  std::optional<IoError> error;
+};
+
+namespace {
+
+// Cap on a non-200 stream body kept for the caller (a Status object is ~300 bytes).
+constexpr size_t kMaxErrorBody = 1 << 20;
+
+bool RetryableStatus(int status) { return status == 429 || (status >= 500 && status <= 599); }
+
+// Retry-After in seconds (the only form the API server sends); nullopt when absent or a date.
+std::optional<std::chrono::milliseconds> RetryAfter(const Response& res) {
+  auto it = res.headers.find("retry-after");
+  if (it == res.headers.end() || it->second.empty() || it->second.size() > 9) return std::nullopt;
+  if (!std::all_of(it->second.begin(), it->second.end(),
+                   [](unsigned char c) { return std::isdigit(c); })) {
+    return std::nullopt;
+  }
+  return std::chrono::seconds(std::stol(it->second));
+}
+
+}  // namespace
+
+BeastClient::BeastClient(ClientConfig cfg, float qps, int burst, ClientOptions opts)
+    : cfg_(std::move(cfg)),
+      opts_(std::move(opts)),
+      limiter_(qps, burst, opts_.limiter_clock ? opts_.limiter_clock : SteadyLimiterClock()),
+      tokens_(cfg_.token, cfg_.token_file) {
+  auto addr = internal::ParseServer(cfg_.server);
+  if (!addr.ok()) {
+    init_error_ = addr.error();
+    return;
+  }
+  addr_ = std::make_unique<internal::ServerAddress>(std::move(*addr));
+  if (addr_->tls) {
+    auto tls = internal::MakeTlsContext(cfg_);
+    if (!tls.ok()) {
+      init_error_ = tls.error();
+      return;
+    }
+    tls_ = std::move(*tls);
+  }
+  verify_name_ = cfg_.tls_server_name.empty() ? addr_->host : cfg_.tls_server_name;
+}
+
+BeastClient::~BeastClient() = default;
+
+Ok BeastClient::InitStatus() const {
+  if (!init_error_.empty()) return Error{init_error_};
+  return {};
+}
+
+ClientStats BeastClient::Stats() const {
+  ClientStats s;
+  s.connections_opened = connections_opened_.load();
+  s.attempts = attempts_.load();
+  s.retries = retries_.load();
+  s.rate_limit_wait = limiter_.TotalWaited();
+  return s;
+}
+
+std::string BeastClient::Describe(const Request& req) const {
+  return req.method + " " + cfg_.server + req.path;
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> BeastClient::Headers(const Request& req) {
+  auto token = tokens_.Token();
+  if (!token.ok()) return Error{token.error()};
+  std::vector<std::pair<std::string, std::string>> h;
+  h.emplace_back("User-Agent", opts_.user_agent);
+  if (req.headers.find("Accept") == req.headers.end()) h.emplace_back("Accept", "application/json");
+  if (!token->empty()) h.emplace_back("Authorization", "Bearer " + *token);
+  if (!req.body.empty()) h.emplace_back("Content-Type", req.content_type);
+  for (const auto& kv : req.headers) h.push_back(kv);
+  return h;
+}
+
+std::unique_ptr<Connection> BeastClient::NewConnection() {
+  return std::make_unique<Connection>(*addr_, tls_, verify_name_);
+}
+
+std::chrono::milliseconds BeastClient::Backoff(int retry) const {
+  auto d = opts_.initial_backoff;
+  for (int i = 1; i < retry && d < opts_.max_backoff; ++i) d *= 2;
+  return std::min(d, opts_.max_backoff);
+}
+
+void BeastClient::TryOnce(const Request& req, std::chrono::milliseconds timeout, Attempt* out) {
+  auto headers = Headers(req);
+  if (!headers.ok()) {
+    out->error = IoError{headers.error(), false};
+    return;
+  }
+  internal::WireRequest wire{req.method, req.path, std::move(*headers), req.body};
+  const Clock::time_point deadline = Clock::now() + timeout;
+  // A pooled connection the server closed while idle fails before any response byte: replay on
+  // another connection without counting an attempt. Like Go's transport, only when the request
+  // may be replayed.
+  for (;;) {
+    std::unique_ptr<Connection> conn;
+    {
+      std::lock_guard<std::mutex> lock(pool_mu_);
+      const auto now = Clock::now();
+      while (!idle_.empty() && !conn) {
+        Idle idle = std::move(idle_.back());
+        idle_.pop_back();
+        if (now - idle.since < opts_.idle_timeout) conn = std::move(idle.conn);
+      }
+    }
+    const bool reused = conn != nullptr;
+    if (!reused) {
+      conn = NewConnection();
+      if (auto err = conn->Connect(deadline)) {
+        out->error = std::move(err);
+        return;
+      }
+      connections_opened_.fetch_add(1);
+    }
+    attempts_.fetch_add(1);
+    std::optional<IoError> err = conn->Send(wire, deadline);
+    if (!err) {
+      auto res = conn->ReadResponse(deadline);
+      if (auto* r = std::get_if<Response>(&res)) {
+        if (conn->reusable()) {
+          std::lock_guard<std::mutex> lock(pool_mu_);
+          if (static_cast<int>(idle_.size()) < opts_.max_idle_connections) {
+            idle_.push_back(Idle{std::move(conn), Clock::now()});
+          }
+        }
+        out->response = std::move(*r);
+        return;
+      }
+      err = std::move(std::get<IoError>(res));
+    }
+    if (reused && err->nothing_received && (req.retry || req.method == "GET") &&
+        Clock::now() < deadline) {
+      continue;
+    }
+    out->error = std::move(err);
+    return;
+  }
+}
+
+Result<Response> BeastClient::Do(const Request& req) {
+  if (!init_error_.empty()) return Error{Describe(req) + ": " + init_error_};
+  const auto timeout = req.timeout.count() > 0 ? req.timeout : opts_.timeout;
+  const int max_attempts = req.retry ? 1 + std::max(opts_.max_retries, 0) : 1;
+  for (int attempt = 1;; ++attempt) {
+    limiter_.Wait();
+    Attempt a;
+    TryOnce(req, timeout, &a);
+    std::chrono::milliseconds delay;
+    if (a.response) {
+      if (!RetryableStatus(a.response->status) || attempt >= max_attempts) {
+        return std::move(*a.response);
+      }
+      auto after = RetryAfter(*a.response);
+      delay = after ? std::min(*after, opts_.max_retry_after) : Backoff(attempt);
+    } else {
+      if (!a.error->retryable || attempt >= max_attempts) {
+        std::string msg = Describe(req) + ": " + a.error->message;
+        if (attempt > 1) msg += " (after " + std::to_string(attempt) + " attempts)";
+        return Error{std::move(msg)};
+      }
+      delay = Backoff(attempt);
+    }
+    retries_.fetch_add(1);
+    std::this_thread::sleep_for(delay);
+  }
+}
+
+Result<int> BeastClient::Stream(const Request& req,
+                                const std::function<bool(std::string_view line)>& on_line,
+                                const std::atomic<bool>* stop, std::string* error_body) {
+  if (!init_error_.empty()) return Error{Describe(req) + ": " + init_error_};
+  auto headers = Headers(req);
+  if (!headers.ok()) return Error{Describe(req) + ": " + headers.error()};
+  internal::WireRequest wire{req.method, req.path, std::move(*headers), req.body};
+  const auto timeout = req.timeout.count() > 0 ? req.timeout : opts_.timeout;
+  limiter_.Wait();
+  const Clock::time_point head_deadline = Clock::now() + timeout;
+  auto fail = [&](const IoError& e) -> Result<int> {
+    if (e.stopped) return 200;  // *stop before the stream started
+    return Error{Describe(req) + ": " + e.message};
+  };
+  Connection conn(*addr_, tls_, verify_name_);
+  if (auto err = conn.Connect(head_deadline, stop)) return fail(*err);
+  connections_opened_.fetch_add(1);
+  attempts_.fetch_add(1);
+  if (auto err = conn.Send(wire, head_deadline, stop)) return fail(*err);
+  auto head = conn.ReadHead(head_deadline, stop);
+  if (auto* e = std::get_if<IoError>(&head)) return fail(*e);
+  const int status = std::get<int>(head);
+
+  if (status != 200) {
+    std::string body;
+    auto r = conn.ReadBody(
+        [&](std::string_view data) {
+          body.append(data.substr(0, kMaxErrorBody - std::min(kMaxErrorBody, body.size())));
+          return true;
+        },
+        head_deadline, stop);
+    (void)r;  // the status is the answer; a truncated body is still worth showing
+    if (error_body != nullptr) *error_body = std::move(body);
+    return status;
+  }
+
+  std::string pending;
+  auto on_data = [&](std::string_view data) {
+    pending.append(data);
+    size_t start = 0;
+    for (size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1) {
+      std::string_view line(pending.data() + start, nl - start);
+      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      if (line.empty()) continue;
+      if (!on_line(line)) return false;
+    }
+    pending.erase(0, start);
+    return true;
+  };
+  auto body = conn.ReadBody(on_data, Clock::time_point::max(), stop);
+  if (auto* e = std::get_if<IoError>(&body)) return fail(*e);
+  // The server closed the stream: a final line without its newline is still delivered (a
+  // truncated object then fails to decode in the caller, which re-lists or re-watches).
+  if (std::get<bool>(body) && !pending.empty() && !(stop != nullptr && stop->load())) {
+    on_line(pending);
+  }
+  return 200;
+}
+
+std::unique_ptr<KubeClient> NewBeastClient(ClientConfig cfg, float qps, int burst,
+                                           ClientOptions opts) {
+  return std::make_unique<BeastClient>(std::move(cfg), qps, burst, std::move(opts));
+}
+
+}  // namespace berth::client

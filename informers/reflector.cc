@@ -1,0 +1,400 @@
+#include "informers/reflector.h"
+
+#include <algorithm>
+#include <cctype>
+#include <iostream>
+#include <unordered_set>
+#include <utility>
+
+#include "informers/api/json/parse.h"
+
+namespace berth::informers {
+namespace {
+
+using std::chrono::milliseconds;
+using Clock = std::chrono::steady_clock;
+
+const std::string& StringField(const api::Value* obj, std::string_view key) {
+  static const std::string kEmpty;
+  const api::Value* f = obj == nullptr ? nullptr : obj->Find(key);
+  return f != nullptr && f->IsString() ? f->AsString() : kEmpty;
+}
+
+// Percent-encodes a query parameter value (continue tokens are base64).
+std::string QueryEscape(std::string_view s) {
+  static const char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+    }
+  }
+  return out;
+}
+
+// The message of a metav1.Status body, or the (shortened) body itself.
+std::string StatusMessage(const std::string& body) {
+  auto v = api::json::ParseJson(body);
+  if (v.ok()) {
+    const std::string& msg = StringField(&*v, "message");
+    if (!msg.empty()) return msg;
+  }
+  return body.size() > 200 ? body.substr(0, 200) + "..." : body;
+}
+
+bool IsBlank(std::string_view line) {
+  return std::all_of(line.begin(), line.end(),
+                     [](char c) { return c == ' ' || c == '\r' || c == '\n' || c == '\t'; });
+}
+
+}  // namespace
+
+void LogToStderr(std::string_view line) { std::cerr << "berth: " << line << "\n"; }
+
+std::string ObjectKey(const api::Value& obj) {
+  const api::Value* meta = obj.Find("metadata");
+  const std::string& ns = StringField(meta, "namespace");
+  const std::string& name = StringField(meta, "name");
+  return ns.empty() ? name : ns + "/" + name;
+}
+
+std::string ObjectResourceVersion(const api::Value& obj) {
+  return StringField(obj.Find("metadata"), "resourceVersion");
+}
+
+Reflector::Reflector(client::KubeClient& client, ReflectorOptions options, DecodeFn decode,
+                     ReflectorHandler& handler)
+    : client_(client),
+      options_(std::move(options)),
+      decode_(std::move(decode)),
+      handler_(handler),
+      rng_(std::random_device{}()) {}
+
+Reflector::~Reflector() { Stop(); }
+
+void Reflector::Start() {
+  if (thread_.joinable()) return;
+  stop_ = false;
+  thread_ = std::thread([this] { Run(); });
+}
+
+void Reflector::RequestStop() {
+  {
+    std::lock_guard lock(sleep_mu_);
+    stop_ = true;
+  }
+  sleep_cv_.notify_all();
+}
+
+void Reflector::Join() {
+  if (thread_.joinable()) thread_.join();
+}
+
+void Reflector::Stop() {
+  RequestStop();
+  Join();
+}
+
+ReflectorStats Reflector::stats() const {
+  std::lock_guard lock(stats_mu_);
+  return stats_;
+}
+
+void Reflector::Log(const std::string& line) const {
+  if (options_.log) options_.log(line);
+}
+
+void Reflector::SetResourceVersion(const std::string& rv) {
+  if (rv.empty() || rv == rv_) return;
+  rv_ = rv;
+  std::lock_guard lock(stats_mu_);
+  stats_.resource_version = rv;
+}
+
+bool Reflector::SleepFor(milliseconds d) {
+  std::unique_lock lock(sleep_mu_);
+  return !sleep_cv_.wait_for(lock, d, [this] { return stop_.load(); });
+}
+
+milliseconds Reflector::NextBackoff() {
+  backoff_ = backoff_.count() == 0 ? options_.initial_backoff
+                                   : std::min(backoff_ * 2, options_.max_backoff);
+  return backoff_;
+}
+
+void Reflector::Run() {
+  while (!stop_) {
+    bool absent = false;
+    if (!ListAndReplace(&absent)) {
+      if (stop_ || !SleepFor(NextBackoff())) return;
+      continue;
+    }
+    if (absent) {
+      if (!SleepFor(options_.absent_poll_interval)) return;
+      continue;
+    }
+    bool first_watch = true;
+    while (!stop_) {
+      if (!first_watch) {
+        std::lock_guard lock(stats_mu_);
+        ++stats_.watch_restarts;
+      }
+      first_watch = false;
+      WatchOutcome outcome = Watch();
+      if (outcome == WatchOutcome::kStop) return;
+      if (outcome == WatchOutcome::kRelist) break;
+    }
+  }
+}
+
+bool Reflector::ListAndReplace(bool* absent) {
+  std::vector<api::Value> items;
+  std::string list_rv;
+  std::string cont;
+  for (;;) {
+    client::Request req;
+    req.path = options_.list_path + "?limit=" + std::to_string(options_.page_size);
+    if (!cont.empty()) req.path += "&continue=" + QueryEscape(cont);
+    // The reflector retries with its own (interruptible) backoff.
+    req.retry = false;
+    req.timeout = options_.request_timeout;
+    auto resp = client_.Do(req);
+    if (stop_) return false;
+    if (!resp.ok()) {
+      Log("list " + options_.kind + ": " + resp.error());
+      return false;
+    }
+    if (resp->status == 404 && options_.optional) {
+      bool was_absent;
+      {
+        std::lock_guard lock(stats_mu_);
+        was_absent = stats_.absent;
+        stats_.absent = true;
+      }
+      if (!was_absent) {
+        Log(options_.kind + " is not served (404 on GET " + options_.list_path +
+            "); polling every " + std::to_string(options_.absent_poll_interval.count() / 1000) +
+            "s until it appears");
+      }
+      ReplaceAll({});
+      rv_.clear();
+      synced_ = true;
+      *absent = true;
+      return true;
+    }
+    if (resp->status == 410 && !cont.empty()) {
+      // The continue token expired mid-list: start over, as client-go's pager does.
+      Log("list " + options_.kind + ": continue token expired; listing again");
+      items.clear();
+      cont.clear();
+      continue;
+    }
+    if (resp->status != 200) {
+      Log("list " + options_.kind + ": HTTP " + std::to_string(resp->status) + ": " +
+          StatusMessage(resp->body));
+      return false;
+    }
+    auto doc = api::json::ParseJson(resp->body);
+    if (!doc.ok()) {
+      Log("list " + options_.kind + ": " + doc.error());
+      return false;
+    }
+    const api::Value* meta = doc->Find("metadata");
+    list_rv = StringField(meta, "resourceVersion");
+    cont = StringField(meta, "continue");
+    for (auto& [name, value] : doc->MutableObject()) {
+      if (name != "items" || !value.IsArray()) continue;
+      for (auto& item : value.MutableArray()) items.push_back(std::move(item));
+    }
+    if (cont.empty()) break;
+  }
+  {
+    std::lock_guard lock(stats_mu_);
+    if (stats_.absent) Log(options_.kind + " is now served");
+    stats_.absent = false;
+  }
+  ReplaceAll(items);
+  SetResourceVersion(list_rv);
+  synced_ = true;
+  std::lock_guard lock(stats_mu_);
+  if (++stats_.lists > 1) ++stats_.relists;
+  stats_.last_sync_time = std::chrono::system_clock::now();
+  return true;
+}
+
+ObjectPtr Reflector::Decode(const api::Value& obj, const std::string& key, const std::string& rv) {
+  auto decoded = decode_(obj);
+  if (decoded.ok()) {
+    logged_bad_.erase(key);
+    return std::move(*decoded);
+  }
+  auto it = logged_bad_.find(key);
+  if (it == logged_bad_.end() || it->second != rv) {
+    Log(options_.kind + " " + key + ": " + decoded.error());
+    logged_bad_[key] = rv;
+    std::lock_guard lock(stats_mu_);
+    ++stats_.decode_errors;
+  }
+  return nullptr;
+}
+
+void Reflector::ReplaceAll(const std::vector<api::Value>& items) {
+  std::unordered_set<std::string> listed;
+  listed.reserve(items.size());
+  for (const auto& item : items) listed.insert(ObjectKey(item));
+  // Deletions first: whatever vanished while we were not watching.
+  std::vector<std::string> gone;
+  for (const auto& [key, known] : known_) {
+    if (!listed.count(key)) gone.push_back(key);
+  }
+  for (const auto& key : gone) {
+    auto it = known_.find(key);
+    ObjectPtr last = std::move(it->second.object);
+    known_.erase(it);
+    logged_bad_.erase(key);
+    handler_.OnDelete(last);
+  }
+  for (const auto& item : items) {
+    std::string key = ObjectKey(item);
+    std::string rv = ObjectResourceVersion(item);
+    auto it = known_.find(key);
+    if (it != known_.end() && it->second.resource_version == rv) continue;
+    ObjectPtr obj = Decode(item, key, rv);
+    if (obj == nullptr) continue;
+    if (it == known_.end()) {
+      known_.emplace(key, Known{rv, obj});
+      handler_.OnAdd(obj);
+    } else {
+      ObjectPtr old = std::exchange(it->second.object, obj);
+      it->second.resource_version = rv;
+      handler_.OnUpdate(old, obj);
+    }
+  }
+}
+
+void Reflector::Apply(const std::string& type, const api::Value& obj) {
+  std::string key = ObjectKey(obj);
+  std::string rv = ObjectResourceVersion(obj);
+  if (type == "DELETED") {
+    auto it = known_.find(key);
+    if (it == known_.end()) {
+      logged_bad_.erase(key);
+      return;
+    }
+    // The final state when it decodes, else the last good one (no log: it is going away).
+    auto final_state = decode_(obj);
+    ObjectPtr last = final_state.ok() ? std::move(*final_state) : it->second.object;
+    known_.erase(it);
+    logged_bad_.erase(key);
+    handler_.OnDelete(last);
+    return;
+  }
+  ObjectPtr decoded = Decode(obj, key, rv);
+  if (decoded == nullptr) return;
+  auto it = known_.find(key);
+  if (it == known_.end()) {
+    known_.emplace(key, Known{rv, decoded});
+    handler_.OnAdd(decoded);
+  } else {
+    ObjectPtr old = std::exchange(it->second.object, decoded);
+    it->second.resource_version = rv;
+    handler_.OnUpdate(old, decoded);
+  }
+}
+
+std::optional<Reflector::WatchOutcome> Reflector::HandleLine(std::string_view line,
+                                                             bool* delivered) {
+  auto event = api::json::ParseJson(line);
+  if (!event.ok()) {
+    Log("watch " + options_.kind + ": bad event: " + event.error());
+    return WatchOutcome::kRewatch;
+  }
+  const std::string& type = StringField(&*event, "type");
+  const api::Value* obj = event->Find("object");
+  if (obj == nullptr || !obj->IsObject()) {
+    Log("watch " + options_.kind + ": " + type + " event without an object");
+    return WatchOutcome::kRewatch;
+  }
+  if (type == "ADDED" || type == "MODIFIED" || type == "DELETED") {
+    Apply(type, *obj);
+    SetResourceVersion(ObjectResourceVersion(*obj));
+    *delivered = true;
+    return std::nullopt;
+  }
+  if (type == "BOOKMARK") {
+    SetResourceVersion(ObjectResourceVersion(*obj));
+    *delivered = true;
+    return std::nullopt;
+  }
+  if (type == "ERROR") {
+    const api::Value* code = obj->Find("code");
+    int64_t c = code != nullptr && code->IsInt() ? code->AsInt() : 0;
+    const std::string& message = StringField(obj, "message");
+    if (c == 410 || StringField(obj, "reason") == "Expired" ||
+        StringField(obj, "reason") == "Gone") {
+      Log("watch " + options_.kind + ": " + message + "; relisting");
+      return WatchOutcome::kRelist;
+    }
+    Log("watch " + options_.kind + ": error " + std::to_string(c) + ": " + message);
+    return WatchOutcome::kRewatch;
+  }
+  Log("watch " + options_.kind + ": ignoring event of unknown type \"" + type + "\"");
+  return std::nullopt;
+}
+
+Reflector::WatchOutcome Reflector::Watch() {
+  std::uniform_int_distribution<int64_t> dist(options_.min_watch_timeout.count(),
+                                              std::max(options_.min_watch_timeout.count(),
+                                                       options_.max_watch_timeout.count()));
+  int64_t timeout_s = dist(rng_);
+  client::Request req;
+  req.path = options_.list_path + "?allowWatchBookmarks=true&watch=true&resourceVersion=" +
+             QueryEscape(rv_) + "&timeoutSeconds=" + std::to_string(timeout_s);
+  req.retry = false;
+  // Bounds connecting and the response head; the body runs until the server's timeoutSeconds.
+  req.timeout = options_.request_timeout;
+
+  auto start = Clock::now();
+  bool delivered = false;
+  std::optional<WatchOutcome> line_outcome;
+  std::string error_body;
+  auto status = client_.Stream(
+      req,
+      [&](std::string_view line) {
+        if (stop_) return false;
+        if (IsBlank(line)) return true;
+        line_outcome = HandleLine(line, &delivered);
+        return !line_outcome.has_value();
+      },
+      &stop_, &error_body);
+  if (stop_) return WatchOutcome::kStop;
+  if (line_outcome == WatchOutcome::kRelist) return WatchOutcome::kRelist;
+
+  bool healthy = delivered || Clock::now() - start >= options_.healthy_stream;
+  if (healthy) ResetBackoff();
+  if (!line_outcome.has_value()) {
+    if (!status.ok()) {
+      Log("watch " + options_.kind + ": " + status.error());
+    } else if (*status == 410) {
+      Log("watch " + options_.kind + ": " + StatusMessage(error_body) + "; relisting");
+      return WatchOutcome::kRelist;
+    } else if (*status == 404) {
+      // The resource went away (a CRD deleted): the relist decides what that means.
+      Log("watch " + options_.kind + ": HTTP 404: " + StatusMessage(error_body) + "; relisting");
+      return WatchOutcome::kRelist;
+    } else if (*status != 200) {
+      Log("watch " + options_.kind + ": HTTP " + std::to_string(*status) + ": " +
+          StatusMessage(error_body));
+    } else if (healthy) {
+      // The server ended the watch (timeoutSeconds): pick up where it left off.
+      return WatchOutcome::kRewatch;
+    }
+  }
+  return SleepFor(NextBackoff()) ? WatchOutcome::kRewatch : WatchOutcome::kStop;
+}
+
+}  // namespace berth::informers

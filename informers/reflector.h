@@ -1,0 +1,173 @@
+#pragma once
+// Reflector: keeps one resource of the API server mirrored, for one typed informer.
+//
+// It lists the resource (pages of `limit=500` joined by `continue`), then watches from the list's
+// resourceVersion (`allowWatchBookmarks=true`, `timeoutSeconds` jittered in [300, 600]) and turns
+// what it sees into Add / Update / Delete calls on a ReflectorHandler, in event order, on the
+// reflector's own thread. Same loop as client-go's ListAndWatch:
+//  - BOOKMARK events advance the resourceVersion; nothing is delivered;
+//  - an ERROR event with code 410 (Gone, "too old resource version") or a 410 answer to the
+//    watch request -> relist; a stream that ends -> re-watch from the last resourceVersion;
+//  - connection errors, 429 / 5xx and other ERROR events -> re-watch (or re-list) after a backoff
+//    that starts at 200 ms and doubles up to 30 s; it is reset by a healthy stream (one that
+//    delivered an event or stayed open for a second);
+//  - a relist is diffed against what was delivered before: Add for new keys, Update for keys whose
+//    resourceVersion changed, Delete for keys that are gone, so a handler never misses a deletion
+//    that happened while the watch was down;
+//  - for an optional resource (a CRD that may not be installed), a 404 on list is not an error:
+//    the resource counts as present-and-empty (HasSynced becomes true, known objects are
+//    deleted) and the list is polled every `absent_poll_interval` until it appears.
+// Objects are decoded by a per-type DecodeFn. An object that does not decode is logged once per
+// resourceVersion as `<Kind> <ns/name>: <field>: <what>` and skipped; the watch goes on.
+//
+// Threading: Start/Stop/HasSynced/stats may be called from any thread. Handler calls all happen on
+// the reflector's thread, one at a time. Stop() interrupts the watch stream and any backoff or
+// poll wait; a list request in flight finishes first (its timeout is `request_timeout`).
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "informers/api/result.h"
+#include "informers/api/value.h"
+#include "informers/client/kube_client.h"
+
+namespace berth::informers {
+
+// A decoded object, type-erased; Informer<T> casts it back to `const T`.
+using ObjectPtr = std::shared_ptr<const void>;
+using DecodeFn = std::function<Result<ObjectPtr>(const api::Value&)>;
+using LogFn = std::function<void(std::string_view line)>;
+
+// Writes `line` to stderr (the default LogFn).
+void LogToStderr(std::string_view line);
+
+struct ReflectorOptions {
+  // Kind for messages ("Pod") and the collection path ("/api/v1/pods",
+  // "/apis/scheduling.x-k8s.io/v1alpha1/podgroups").
+  std::string kind;
+  std::string list_path;
+  // A 404 on list means "not installed yet" rather than an error.
+  bool optional = false;
+  std::chrono::milliseconds absent_poll_interval{30000};
+  int page_size = 500;
+  // Watch timeoutSeconds is drawn uniformly from [min, max].
+  std::chrono::seconds min_watch_timeout{300};
+  std::chrono::seconds max_watch_timeout{600};
+  std::chrono::milliseconds initial_backoff{200};
+  std::chrono::milliseconds max_backoff{30000};
+  // A stream that stays open this long (or delivers an event) is healthy: backoff resets.
+  std::chrono::milliseconds healthy_stream{1000};
+  // Timeout of each list page request, and of connecting + the response head of a watch.
+  std::chrono::milliseconds request_timeout{60000};
+  LogFn log = LogToStderr;
+};
+
+// Receives the reflector's deliveries; called only on the reflector's thread.
+class ReflectorHandler {
+ public:
+  virtual ~ReflectorHandler() = default;
+  virtual void OnAdd(const ObjectPtr& obj) = 0;
+  virtual void OnUpdate(const ObjectPtr& old_obj, const ObjectPtr& new_obj) = 0;
+  // `obj` is the object as last known (the DELETED event's object when it decodes).
+  virtual void OnDelete(const ObjectPtr& obj) = 0;
+};
+
+// Counters for metrics; a consistent-enough snapshot (each field is read atomically).
+struct ReflectorStats {
+  int64_t lists = 0;           // completed lists, the first included
+  int64_t relists = 0;         // completed lists after the first
+  int64_t watch_restarts = 0;  // watch requests after the first of each list
+  int64_t decode_errors = 0;   // objects skipped because they did not decode
+  std::chrono::system_clock::time_point last_sync_time{};  // end of the last completed list
+  std::string resource_version;                            // last seen
+  bool absent = false;  // optional resource currently not served (404)
+};
+
+class Reflector {
+ public:
+  // `client` and `handler` must outlive the reflector.
+  Reflector(client::KubeClient& client, ReflectorOptions options, DecodeFn decode,
+            ReflectorHandler& handler);
+  ~Reflector();  // Stop()s
+  Reflector(const Reflector&) = delete;
+  Reflector& operator=(const Reflector&) = delete;
+
+  // Starts the reflector thread. Calling Start twice is a no-op.
+  void Start();
+  // Asks the thread to stop (returns at once); Join() waits for it. Stop() = RequestStop + Join.
+  void RequestStop();
+  void Join();
+  void Stop();
+
+  // True once the first list has been delivered (or an optional resource found absent).
+  bool HasSynced() const { return synced_.load(); }
+  ReflectorStats stats() const;
+  const ReflectorOptions& options() const { return options_; }
+
+ private:
+  struct Known {
+    std::string resource_version;
+    ObjectPtr object;
+  };
+  enum class WatchOutcome { kRewatch, kRelist, kStop };
+
+  void Run();
+  // Lists every page; on success delivers the diff and sets rv_. Returns false to retry later
+  // (after backoff) and sets *absent for an optional resource answering 404.
+  bool ListAndReplace(bool* absent);
+  WatchOutcome Watch();
+  // Applies one watch line; returns kRelist on a 410 ERROR, kRewatch on another ERROR, nullopt to
+  // keep reading.
+  std::optional<WatchOutcome> HandleLine(std::string_view line, bool* delivered);
+  void Apply(const std::string& type, const api::Value& obj);
+  void ReplaceAll(const std::vector<api::Value>& items);
+  // Decodes obj, logging a failure once per key + resourceVersion.
+  ObjectPtr Decode(const api::Value& obj, const std::string& key, const std::string& rv);
+  // Sleeps up to d unless stopped; returns false when stopped.
+  bool SleepFor(std::chrono::milliseconds d);
+  std::chrono::milliseconds NextBackoff();
+  void ResetBackoff() { backoff_ = std::chrono::milliseconds(0); }
+  void Log(const std::string& line) const;
+  void SetResourceVersion(const std::string& rv);
+
+  client::KubeClient& client_;
+  const ReflectorOptions options_;
+  const DecodeFn decode_;
+  ReflectorHandler& handler_;
+
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> synced_{false};
+  std::mutex sleep_mu_;  // guards nothing; pairs with sleep_cv_ for interruptible waits
+  std::condition_variable sleep_cv_;
+
+  // Reflector-thread-only state.
+  std::unordered_map<std::string, Known> known_;
+  std::unordered_map<std::string, std::string> logged_bad_;  // key -> rv whose error was logged
+  std::string rv_;
+  std::chrono::milliseconds backoff_{0};
+  std::mt19937_64 rng_;
+
+  // Guarded by stats_mu_.
+  mutable std::mutex stats_mu_;
+  ReflectorStats stats_;
+};
+
+// "ns/name" or "name" from an object's metadata (the api::Store key).
+std::string ObjectKey(const api::Value& obj);
+// metadata.resourceVersion, or "".
+std::string ObjectResourceVersion(const api::Value& obj);
+
+}  // namespace berth::informers
