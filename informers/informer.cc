@@ -27,35 +27,31 @@ std::unique_ptr<Informer<T>> InformerFactory::Make(client::KubeClient& client,
   auto informer = std::make_unique<Informer<T>>(client, std::move(options), decode, store);
   Informer<T>* p = informer.get();
   entries_.push_back(Entry{[p] { p->Start(); }, [p] { p->RequestStop(); }, [p] { p->Join(); },
-                           [p] { return p->HasSynced(); }, [p] { return p->stats(); },
-                           p->kind()});
+                           [p] { return p->HasSynced(); }, [p] { return p->stats(); }, p->kind()});
   return informer;
 }
 
 InformerFactory::InformerFactory(client::KubeClient& client, api::ClusterObjects& objects,
                                  ReflectorOptions base) {
-  pods_ = Make<api::Pod>(client, base, "Pod", "/api/v1/pods", false, api::DecodePod,
-                         &objects.pods);
-  nodes_ = Make<api::Node>(client, base, "Node", "/api/v1/nodes", false, api::DecodeNode,
-                           nullptr);
+  pods_ = Make<api::Pod>(client, base, "Pod", "/api/v1/pods", false, api::DecodePod, &objects.pods);
+  nodes_ = Make<api::Node>(client, base, "Node", "/api/v1/nodes", false, api::DecodeNode, nullptr);
   pvcs_ = Make<api::PersistentVolumeClaim>(client, base, "PersistentVolumeClaim",
                                            "/api/v1/persistentvolumeclaims", false,
                                            api::DecodePersistentVolumeClaim, &objects.pvcs);
-  pvs_ = Make<api::PersistentVolume>(client, base, "PersistentVolume",
-                                     "/api/v1/persistentvolumes", false,
-                                     api::DecodePersistentVolume, &objects.pvs);
-  storage_classes_ = Make<api::StorageClass>(
-      client, base, "StorageClass", "/apis/storage.k8s.io/v1/storageclasses", false,
-      api::DecodeStorageClass, &objects.storage_classes);
+  pvs_ = Make<api::PersistentVolume>(client, base, "PersistentVolume", "/api/v1/persistentvolumes",
+                                     false, api::DecodePersistentVolume, &objects.pvs);
+  storage_classes_ = Make<api::StorageClass>(client, base, "StorageClass",
+                                             "/apis/storage.k8s.io/v1/storageclasses", false,
+                                             api::DecodeStorageClass, &objects.storage_classes);
   csi_nodes_ = Make<api::CSINode>(client, base, "CSINode", "/apis/storage.k8s.io/v1/csinodes",
                                   false, api::DecodeCSINode, &objects.csi_nodes);
   namespaces_ = Make<api::Namespace>(client, base, "Namespace", "/api/v1/namespaces", false,
                                      api::DecodeNamespace, &objects.namespaces);
   services_ = Make<api::Service>(client, base, "Service", "/api/v1/services", false,
                                  api::DecodeService, &objects.services);
-  pod_groups_ = Make<api::PodGroup>(client, base, "PodGroup",
-                                    "/apis/scheduling.x-k8s.io/v1alpha1/podgroups", true,
-                                    api::DecodePodGroup, &objects.pod_groups);
+  pod_groups_ =
+      Make<api::PodGroup>(client, base, "PodGroup", "/apis/scheduling.x-k8s.io/v1alpha1/podgroups",
+                          true, api::DecodePodGroup, &objects.pod_groups);
 }
 
 InformerFactory::~InformerFactory() { Stop(); }

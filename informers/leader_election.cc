@@ -163,9 +163,8 @@ void LeaderElector::ObserveHolder(const std::string& holder) {
 
 bool LeaderElector::TryAcquireOrRenew() {
   const std::string now = NowMicroTime();
-  const auto lease_seconds =
-      std::max<int64_t>(1, std::chrono::duration_cast<std::chrono::seconds>(config_.lease_duration)
-                               .count());
+  const auto lease_seconds = std::max<int64_t>(
+      1, std::chrono::duration_cast<std::chrono::seconds>(config_.lease_duration).count());
   client::Request get;
   get.path = LeasePath() + "/" + config_.lease_name;
   get.retry = false;

@@ -177,8 +177,8 @@ bool Reflector::ListAndReplace(bool* absent) {
       }
       if (!was_absent) {
         Log(options_.kind + " is not served (404 on GET " + options_.list_path +
-            "); polling every " + std::to_string(options_.absent_poll_interval.count() / 1000) +
-            "s until it appears");
+            "); polling every " + std::to_string(options_.absent_poll_interval.count()) +
+            "ms until it appears");
       }
       ReplaceAll({});
       rv_.clear();
@@ -347,13 +347,14 @@ std::optional<Reflector::WatchOutcome> Reflector::HandleLine(std::string_view li
 }
 
 Reflector::WatchOutcome Reflector::Watch() {
-  std::uniform_int_distribution<int64_t> dist(options_.min_watch_timeout.count(),
-                                              std::max(options_.min_watch_timeout.count(),
-                                                       options_.max_watch_timeout.count()));
+  std::uniform_int_distribution<int64_t> dist(
+      options_.min_watch_timeout.count(),
+      std::max(options_.min_watch_timeout.count(), options_.max_watch_timeout.count()));
   int64_t timeout_s = dist(rng_);
   client::Request req;
-  req.path = options_.list_path + "?allowWatchBookmarks=true&watch=true&resourceVersion=" +
-             QueryEscape(rv_) + "&timeoutSeconds=" + std::to_string(timeout_s);
+  req.path = options_.list_path +
+             "?allowWatchBookmarks=true&watch=true&resourceVersion=" + QueryEscape(rv_) +
+             "&timeoutSeconds=" + std::to_string(timeout_s);
   req.retry = false;
   // Bounds connecting and the response head; the body runs until the server's timeoutSeconds.
   req.timeout = options_.request_timeout;

@@ -38,7 +38,7 @@ struct ServerAddress;
 }  // namespace internal
 
 struct ClientOptions {
-  int max_retries = 5;  // up to 1 + max_retries attempts
+  int max_retries = 5;                             // up to 1 + max_retries attempts
   std::chrono::milliseconds initial_backoff{100};  // doubled per retry ...
   std::chrono::milliseconds max_backoff{5000};     // ... up to this
   std::chrono::milliseconds max_retry_after{30000};

@@ -182,8 +182,8 @@ Result<ClientConfig> LoadKubeconfig(const std::string& path, const std::string& 
   auto cluster_index = r.FindNamed(root, "clusters", *cluster_name);
   if (!cluster_index.ok()) return Error{cluster_index.error()};
   if (*cluster_index < 0) {
-    return r.Fail("", "cluster \"" + *cluster_name + "\" (of context \"" + ctx_name +
-                          "\") not found");
+    return r.Fail("",
+                  "cluster \"" + *cluster_name + "\" (of context \"" + ctx_name + "\") not found");
   }
   std::string cl_at = "clusters[" + std::to_string(*cluster_index) + "].cluster";
   const Value* cluster = root.Find("clusters")->AsArray()[*cluster_index].Find("cluster");
@@ -202,7 +202,8 @@ Result<ClientConfig> LoadKubeconfig(const std::string& path, const std::string& 
   cfg.insecure_skip_tls_verify = *insecure;
   // Same rule as clientcmd's validation.
   if (cfg.insecure_skip_tls_verify && !cfg.ca_pem.empty()) {
-    return r.Fail(cl_at, "specifying a root certificates file with the insecure flag is not allowed");
+    return r.Fail(cl_at,
+                  "specifying a root certificates file with the insecure flag is not allowed");
   }
   auto server_name = r.String(*cluster, cl_at, "tls-server-name");
   if (!server_name.ok()) return Error{server_name.error()};

@@ -11,6 +11,7 @@
 #include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http.hpp>
 #include <cctype>
+#include <limits>
 
 namespace berth::client::internal {
 
@@ -22,6 +23,8 @@ using boost::system::error_code;
 
 // How long one io_context slice runs before the deadline and stop flag are checked again.
 constexpr std::chrono::milliseconds kSlice{100};
+// Not boost::none: Beast 1.74 compares Content-Length against an empty optional as "over".
+constexpr uint64_t kNoLimit = std::numeric_limits<uint64_t>::max();
 
 class TlsContext {
  public:
@@ -87,7 +90,8 @@ Result<std::shared_ptr<TlsContext>> MakeTlsContext(const ClientConfig& cfg) {
     tls->ctx.set_verify_mode(ssl::verify_peer);
     if (!cfg.ca_pem.empty()) {
       tls->ctx.add_certificate_authority(asio::buffer(cfg.ca_pem), ec);
-      if (ec) return Error{"certificate-authority: no usable PEM certificate (" + ec.message() + ")"};
+      if (ec)
+        return Error{"certificate-authority: no usable PEM certificate (" + ec.message() + ")"};
     } else {
       tls->ctx.set_default_verify_paths(ec);
       if (ec) return Error{"system CA certificates: " + ec.message()};
@@ -249,13 +253,14 @@ std::optional<IoError> Connection::Connect(Deadline deadline, const std::atomic<
   });
   wait = c.Run(done, deadline, stop);
   if (wait == Impl::Wait::kStopped) return Stopped();
-  if (wait == Impl::Wait::kTimedOut) return IoError{"TLS handshake with " + c.Where() + ": timed out"};
+  if (wait == Impl::Wait::kTimedOut)
+    return IoError{"TLS handshake with " + c.Where() + ": timed out"};
   if (ec) {
     IoError err = Failure("TLS handshake with", c.Where(), ec);
     long verify = SSL_get_verify_result(ssl_handle);
     if (verify != X509_V_OK) {
-      err.message = "TLS handshake with " + c.Where() + ": certificate verify failed: " +
-                    X509_verify_cert_error_string(verify);
+      err.message = "TLS handshake with " + c.Where() +
+                    ": certificate verify failed: " + X509_verify_cert_error_string(verify);
       if (!c.verify_name.empty()) err.message += " (verifying \"" + c.verify_name + "\")";
     }
     // A protocol-level failure repeats on every attempt; a reset during the handshake may not.
@@ -307,7 +312,7 @@ std::variant<Response, IoError> Connection::ReadResponse(Deadline deadline) {
   Impl& c = *impl_;
   reusable_ = false;
   http::response_parser<http::string_body> p;
-  p.body_limit(boost::none);  // lists of a big cluster exceed Beast's 8 MB default
+  p.body_limit(kNoLimit);  // lists of a big cluster exceed Beast's 8 MB default
   p.header_limit(1 << 20);
   bool done = false;
   error_code ec;
@@ -346,12 +351,11 @@ std::variant<Response, IoError> Connection::ReadResponse(Deadline deadline) {
   return res;
 }
 
-std::variant<int, IoError> Connection::ReadHead(Deadline deadline,
-                                                const std::atomic<bool>* stop) {
+std::variant<int, IoError> Connection::ReadHead(Deadline deadline, const std::atomic<bool>* stop) {
   Impl& c = *impl_;
   reusable_ = false;
   c.stream_parser.emplace();
-  c.stream_parser->body_limit(boost::none);
+  c.stream_parser->body_limit(kNoLimit);
   c.stream_parser->header_limit(1 << 20);
   bool done = false;
   error_code ec;

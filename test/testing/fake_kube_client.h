@@ -2,8 +2,9 @@
 // FakeKubeClient: a scripted, in-memory client::KubeClient for unit tests.
 //
 //   FakeKubeClient kc;
-//   kc.PushResponse("GET", "/api/v1/pods", 200, R"({"metadata":{"resourceVersion":"10"},"items":[]})");
-//   kc.PushWatch("/api/v1/pods", {.lines = {R"({"type":"ADDED","object":{...}})"}});
+//   kc.PushResponse("GET", "/api/v1/pods", 200,
+//   R"({"metadata":{"resourceVersion":"10"},"items":[]})"); kc.PushWatch("/api/v1/pods", {.lines =
+//   {R"({"type":"ADDED","object":{...}})"}});
 //
 // Do() answers from a FIFO per "METHOD /path" (the query string is ignored for matching);
 // a response pushed with sticky=true is reused while it is the last one queued. With nothing
@@ -37,6 +38,28 @@ class FakeKubeClient : public client::KubeClient {
     // After the lines: close cleanly (200), fail with a connection error, or stay open until
     // stopped.
     enum class End { kClose, kDisconnect, kHang } end = End::kClose;
+
+    static WatchScript Close(std::vector<std::string> lines) {
+      return Make(200, "", std::move(lines), End::kClose);
+    }
+    static WatchScript Hang(std::vector<std::string> lines) {
+      return Make(200, "", std::move(lines), End::kHang);
+    }
+    static WatchScript Disconnect(std::vector<std::string> lines = {}) {
+      return Make(200, "", std::move(lines), End::kDisconnect);
+    }
+    static WatchScript Status(int status, std::string error_body) {
+      return Make(status, std::move(error_body), {}, End::kClose);
+    }
+    static WatchScript Make(int status, std::string error_body, std::vector<std::string> lines,
+                            End end) {
+      WatchScript s;
+      s.status = status;
+      s.error_body = std::move(error_body);
+      s.lines = std::move(lines);
+      s.end = end;
+      return s;
+    }
   };
   struct Recorded {
     client::Request request;

@@ -59,7 +59,7 @@ TEST(BeastClientTest, SendsHeadersAndReadsResponse) {
   EXPECT_EQ(res->body, "{\"ok\":true}");
   EXPECT_EQ(res->headers["x-thing"], "a");
   ASSERT_EQ(server.requests().size(), 1u);
-  const std::string& sent = server.requests()[0];
+  const std::string sent = server.requests()[0];
   EXPECT_EQ(sent.rfind("POST /api/v1/nodes?x=1 HTTP/1.1\r\n", 0), 0u) << sent;
   for (const char* h : {"Authorization: Bearer tok\r\n", "User-Agent: berth/0.1\r\n",
                         "Content-Type: application/json\r\n", "Accept: application/json\r\n",
@@ -72,10 +72,10 @@ TEST(BeastClientTest, SendsHeadersAndReadsResponse) {
 
 TEST(BeastClientTest, ChunkedBody) {
   FakeHttpServer server([](const std::string&, int) {
-    return Reply{{"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + Chunk("hello ") +
-                      Chunk("world"),
-                  "0\r\n\r\n"},
-                 milliseconds(20)};
+    return Reply{
+        {"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + Chunk("hello ") + Chunk("world"),
+         "0\r\n\r\n"},
+        milliseconds(20)};
   });
   auto client = MakeClient(server);
   auto res = client.Do(Get("/x"));
@@ -87,10 +87,18 @@ TEST(BeastClientTest, ChunkedBody) {
   EXPECT_EQ(client.Stats().connections_opened, 1u);
 }
 
+TEST(BeastClientTest, BodyLargerThanBeastsDefaultLimit) {
+  const std::string big(9 << 20, 'x');  // Beast's default response limit is 8 MiB
+  FakeHttpServer server([&](const std::string&, int) { return Reply{{RawResponse(200, big)}}; });
+  auto client = MakeClient(server);
+  auto res = client.Do(Get("/api/v1/pods"));
+  ASSERT_TRUE(res.ok()) << res.error();
+  EXPECT_EQ(res->body.size(), big.size());
+}
+
 TEST(BeastClientTest, KeepAliveReusesOneConnection) {
-  FakeHttpServer server([](const std::string&, int i) {
-    return Reply{{RawResponse(200, std::to_string(i))}};
-  });
+  FakeHttpServer server(
+      [](const std::string&, int i) { return Reply{{RawResponse(200, std::to_string(i))}}; });
   auto client = MakeClient(server);
   for (int i = 0; i < 20; ++i) {
     auto res = client.Do(Get("/x"));
@@ -273,10 +281,12 @@ TEST(BeastClientTest, InvalidConfigFailsEveryCall) {
   ASSERT_FALSE(client.InitStatus().ok());
   auto res = client.Do(Get("/api"));
   ASSERT_FALSE(res.ok());
-  EXPECT_EQ(res.error(), "GET ftp://x/api: invalid server URL \"ftp://x\": want https://host[:port]");
+  EXPECT_EQ(res.error(),
+            "GET ftp://x/api: invalid server URL \"ftp://x\": want https://host[:port]");
   std::atomic<bool> stop{false};
   std::string body;
-  auto s = client.Stream(Get("/api"), [](std::string_view) { return true; }, &stop, &body);
+  auto s = client.Stream(
+      Get("/api"), [](std::string_view) { return true; }, &stop, &body);
   ASSERT_FALSE(s.ok());
 
   ClientConfig bad_ca;
@@ -349,7 +359,8 @@ TEST(BeastClientStreamTest, StopEndsAnIdleStream) {
   });
   auto start = std::chrono::steady_clock::now();
   std::string error_body;
-  auto res = client.Stream(Get("/w"), [](std::string_view) { return true; }, &stop, &error_body);
+  auto res = client.Stream(
+      Get("/w"), [](std::string_view) { return true; }, &stop, &error_body);
   double elapsed = Seconds(std::chrono::steady_clock::now() - start);
   stopper.join();
   ASSERT_TRUE(res.ok()) << res.error();
@@ -380,9 +391,7 @@ TEST(BeastClientStreamTest, OnLineFalseEndsTheStream) {
 
 TEST(BeastClientStreamTest, Non200ReturnsStatusAndBody) {
   const std::string status = R"({"kind":"Status","code":410,"reason":"Expired"})";
-  FakeHttpServer server([&](const std::string&, int) {
-    return Reply{{RawResponse(410, status)}};
-  });
+  FakeHttpServer server([&](const std::string&, int) { return Reply{{RawResponse(410, status)}}; });
   auto client = MakeClient(server);
   std::atomic<bool> stop{false};
   std::string error_body;
@@ -431,7 +440,8 @@ TEST(BeastClientStreamTest, ConnectionRefusedIsAnError) {
   BeastClient client(cfg, 0, 0);
   std::atomic<bool> stop{false};
   std::string error_body;
-  auto res = client.Stream(Get("/w"), [](std::string_view) { return true; }, &stop, &error_body);
+  auto res = client.Stream(
+      Get("/w"), [](std::string_view) { return true; }, &stop, &error_body);
   ASSERT_FALSE(res.ok());
   EXPECT_NE(res.error().find("Connection refused"), std::string::npos) << res.error();
 }

@@ -46,7 +46,8 @@ clusters:
 - name: c1
   cluster:
     server: https://10.0.0.1:6443/
-    certificate-authority-data: )") + kCaB64 + R"(
+    certificate-authority-data: )") + kCaB64 +
+                                             R"(
     tls-server-name: kubernetes.default
 users:
 - name: u1
@@ -141,18 +142,17 @@ current-context: x
     std::string want;  // after "<path>: "
   } cases[] = {
       {"context missing", base, "nope", "context \"nope\" not found"},
-      {"no current context", "clusters: []\n", "",
-       "no current-context set and no context given"},
+      {"no current context", "clusters: []\n", "", "no current-context set and no context given"},
       {"user missing", base, "", "user \"u\" (of context \"x\") not found"},
-      {"cluster missing",
-       "contexts:\n- {name: x, context: {cluster: gone}}\ncurrent-context: x\n", "",
-       "cluster \"gone\" (of context \"x\") not found"},
+      {"cluster missing", "contexts:\n- {name: x, context: {cluster: gone}}\ncurrent-context: x\n",
+       "", "cluster \"gone\" (of context \"x\") not found"},
       {"server missing",
        "clusters:\n- {name: c, cluster: {}}\ncontexts:\n- {name: x, context: {cluster: c}}\n"
        "current-context: x\n",
        "", "clusters[0].cluster.server: missing"},
       {"cert file missing",
-       base + "users:\n- {name: u, user: {client-certificate: /nonexistent/c.crt, client-key: k}}\n",
+       base +
+           "users:\n- {name: u, user: {client-certificate: /nonexistent/c.crt, client-key: k}}\n",
        "",
        "users[0].user.client-certificate: cannot read \"/nonexistent/c.crt\": No such file or "
        "directory"},
@@ -273,8 +273,7 @@ TEST(TokenSourceTest, UnreadableFileWithoutFallbackIsAnError) {
   TokenSource s("", "/nonexistent/token");
   auto t = s.Token();
   ASSERT_FALSE(t.ok());
-  EXPECT_EQ(t.error(),
-            "token file: cannot read \"/nonexistent/token\": No such file or directory");
+  EXPECT_EQ(t.error(), "token file: cannot read \"/nonexistent/token\": No such file or directory");
   TokenSource with_static("fallback", "/nonexistent/token");
   EXPECT_EQ(*with_static.Token(), "fallback");
 }

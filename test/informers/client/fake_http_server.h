@@ -28,8 +28,8 @@ struct Reply {
 
 // "HTTP/1.1 <status> X\r\nContent-Length: ..\r\n<extra>\r\n<body>".
 inline std::string RawResponse(int status, const std::string& body, const std::string& extra = "") {
-  return "HTTP/1.1 " + std::to_string(status) + " X\r\nContent-Length: " +
-         std::to_string(body.size()) + "\r\n" + extra + "\r\n" + body;
+  return "HTTP/1.1 " + std::to_string(status) +
+         " X\r\nContent-Length: " + std::to_string(body.size()) + "\r\n" + extra + "\r\n" + body;
 }
 
 inline std::string Chunk(const std::string& data) {

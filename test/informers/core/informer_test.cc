@@ -37,7 +37,9 @@ ReflectorOptions Quiet() {
   o.initial_backoff = milliseconds(10);
   o.max_backoff = milliseconds(50);
   o.absent_poll_interval = milliseconds(20);
-  o.log = [](std::string_view) {};
+  o.log = [](std::string_view l) {
+    if (getenv("INF_LOG")) LogToStderr(l);
+  };
   return o;
 }
 
@@ -45,11 +47,10 @@ TEST(InformerTest, StoreIsUpdatedBeforeHandlersRunInOrder) {
   FakeKubeClient kc;
   kc.PushResponse("GET", "/api/v1/nodes", 200, List("5", {"{" + Meta("n1", "", "1") + "}"}));
   kc.PushWatch("/api/v1/nodes",
-               Script{.lines = {Event("MODIFIED", "{" + Meta("n1", "", "6") +
-                                                      R"(,"spec":{"unschedulable":true}})"),
-                                Event("ADDED", "{" + Meta("n2", "", "7") + "}"),
-                                Event("DELETED", "{" + Meta("n1", "", "8") + "}")},
-                      .end = Script::End::kHang});
+               Script::Hang({Event("MODIFIED", "{" + Meta("n1", "", "6") +
+                                                   R"(,"spec":{"unschedulable":true}})"),
+                             Event("ADDED", "{" + Meta("n2", "", "7") + "}"),
+                             Event("DELETED", "{" + Meta("n1", "", "8") + "}")}));
   ReflectorOptions o = Quiet();
   o.kind = "Node";
   o.list_path = "/api/v1/nodes";
@@ -82,7 +83,9 @@ TEST(InformerTest, StoreIsUpdatedBeforeHandlersRunInOrder) {
             record("delete " + n->metadata.name);
           },
   });
-  informer.AddEventHandlers({.on_add = [&](const auto& n) { record("second " + n->metadata.name); }});
+  EventHandlers<api::Node> second;
+  second.on_add = [&](const auto& n) { record("second " + n->metadata.name); };
+  informer.AddEventHandlers(second);
   informer.Start();
   ASSERT_TRUE(WaitFor([&] {
     std::lock_guard lock(mu);
@@ -112,26 +115,23 @@ TEST(InformerFactoryTest, FillsClusterObjectsAndSyncsWithoutPodGroupCRD) {
   FakeKubeClient kc;
   for (const char* path : kPaths) kc.PushResponse("GET", path, 200, List("1", {}));
   kc.PushResponse("GET", kPodGroups, 404, R"({"message":"not found"})", /*sticky=*/true);
-  kc.PushResponse("GET", "/api/v1/pods", 200,
-                  List("1", {"{" + Meta("p1", "default", "1") + "}"}));
+  kc.PushResponse("GET", "/api/v1/pods", 200, List("1", {"{" + Meta("p1", "default", "1") + "}"}));
   // Pods: a re-list is queued second; the first list above wins.
   api::ClusterObjects objects;
   InformerFactory factory(kc, objects, Quiet());
   std::atomic<int> pod_adds{0};
-  factory.pods().AddEventHandlers({.on_add = [&](const auto&) { ++pod_adds; }});
+  EventHandlers<api::Pod> count;
+  count.on_add = [&](const auto&) { ++pod_adds; };
+  factory.pods().AddEventHandlers(count);
   factory.Start();
   ASSERT_TRUE(factory.WaitForCacheSync(milliseconds(5000)).ok());
   EXPECT_TRUE(factory.HasSynced());
   EXPECT_TRUE(factory.Unsynced().empty());
-  kc.PushWatch("/api/v1/pods",
-               Script{.lines = {Event("ADDED", "{" + Meta("p2", "ns", "3") + "}")},
-                      .end = Script::End::kHang});
+  kc.PushWatch("/api/v1/pods", Script::Hang({Event("ADDED", "{" + Meta("p2", "ns", "3") + "}")}));
   kc.PushWatch("/api/v1/services",
-               Script{.lines = {Event("ADDED", "{" + Meta("s", "ns", "4") + "}")},
-                      .end = Script::End::kHang});
+               Script::Hang({Event("ADDED", "{" + Meta("s", "ns", "4") + "}")}));
   kc.PushWatch("/api/v1/namespaces",
-               Script{.lines = {Event("ADDED", "{" + Meta("ns", "", "5") + "}")},
-                      .end = Script::End::kHang});
+               Script::Hang({Event("ADDED", "{" + Meta("ns", "", "5") + "}")}));
   ASSERT_TRUE(WaitFor([&] {
     return objects.pods.Get("ns", "p2") != nullptr && objects.services.Size() == 1 &&
            objects.namespaces.Get("ns") != nullptr;

@@ -102,8 +102,8 @@ class LeaseServer {
     return R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease","metadata":{"name":"berth",)"
            R"("namespace":"kube-system","resourceVersion":")" +
            std::to_string(rv_) + R"("},"spec":{"holderIdentity":")" + spec_.holder +
-           R"(","leaseDurationSeconds":)" + std::to_string(spec_.duration) +
-           R"(,"acquireTime":")" + spec_.acquire_time + R"(","renewTime":")" + spec_.renew_time +
+           R"(","leaseDurationSeconds":)" + std::to_string(spec_.duration) + R"(,"acquireTime":")" +
+           spec_.acquire_time + R"(","renewTime":")" + spec_.renew_time +
            R"(","leaderTransitions":)" + std::to_string(spec_.transitions) + "}}";
   }
 

@@ -20,8 +20,8 @@ using Script = FakeKubeClient::WatchScript;
 constexpr char kPods[] = "/api/v1/pods";
 
 std::string PodJson(const std::string& name, const std::string& rv, const std::string& cpu = "1") {
-  return R"({"metadata":{"name":")" + name + R"(","namespace":"default","resourceVersion":")" +
-         rv + R"("},"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":")" + cpu +
+  return R"({"metadata":{"name":")" + name + R"(","namespace":"default","resourceVersion":")" + rv +
+         R"("},"spec":{"containers":[{"name":"c","resources":{"requests":{"cpu":")" + cpu +
          R"("}}}]}})";
 }
 
@@ -43,9 +43,10 @@ std::string Bookmark(const std::string& rv) {
 }
 
 std::string Gone() {
-  return Event("ERROR",
-               R"({"kind":"Status","status":"Failure","message":"too old resource version: 1 (5)",)"
-               R"("reason":"Expired","code":410})");
+  return Event(
+      "ERROR",
+      R"x({"kind":"Status","status":"Failure","message":"too old resource version: 1 (5)",)x"
+      R"x("reason":"Expired","code":410})x");
 }
 
 // Records deliveries as "ADD default/p1@5", "UPDATE default/p1 5->6", "DELETE default/p1@6".
@@ -154,10 +155,9 @@ TEST_F(ReflectorTest, ListsAllPagesThenWatchesFromListResourceVersion) {
 
 TEST_F(ReflectorTest, DeliversWatchEventsInOrder) {
   client_.PushResponse("GET", kPods, 200, ListJson("10", {PodJson("a", "3"), PodJson("b", "4")}));
-  client_.PushWatch(kPods, Script{.lines = {Event("ADDED", PodJson("c", "11")),
-                                            Event("MODIFIED", PodJson("a", "12")),
-                                            Event("DELETED", PodJson("b", "13"))},
-                                  .end = Script::End::kHang});
+  client_.PushWatch(kPods, Script::Hang({Event("ADDED", PodJson("c", "11")),
+                                         Event("MODIFIED", PodJson("a", "12")),
+                                         Event("DELETED", PodJson("b", "13"))}));
   auto r = Make();
   r->Start();
   ASSERT_TRUE(WaitFor([&] { return recorder_.size() == 5; }));
@@ -170,7 +170,7 @@ TEST_F(ReflectorTest, DeliversWatchEventsInOrder) {
 
 TEST_F(ReflectorTest, BookmarkAndStreamEndRewatchFromLastResourceVersion) {
   client_.PushResponse("GET", kPods, 200, ListJson("10", {}));
-  client_.PushWatch(kPods, Script{.lines = {Event("ADDED", PodJson("a", "11")), Bookmark("20")}});
+  client_.PushWatch(kPods, Script::Close({Event("ADDED", PodJson("a", "11")), Bookmark("20")}));
   auto r = Make();
   r->Start();
   ASSERT_TRUE(WaitFor([&] { return client_.WatchPaths(kPods).size() == 2; }));
@@ -184,7 +184,7 @@ TEST_F(ReflectorTest, BookmarkAndStreamEndRewatchFromLastResourceVersion) {
 TEST_F(ReflectorTest, GoneEventRelistsAndDeliversTheDiff) {
   client_.PushResponse("GET", kPods, 200,
                        ListJson("10", {PodJson("a", "3"), PodJson("b", "4"), PodJson("c", "5")}));
-  client_.PushWatch(kPods, Script{.lines = {Gone()}});
+  client_.PushWatch(kPods, Script::Close({Gone()}));
   // While we were away: b changed, c was deleted, d was created; a is unchanged.
   client_.PushResponse("GET", kPods, 200,
                        ListJson("30", {PodJson("a", "3"), PodJson("b", "25"), PodJson("d", "27")}));
@@ -203,7 +203,7 @@ TEST_F(ReflectorTest, GoneEventRelistsAndDeliversTheDiff) {
 
 TEST_F(ReflectorTest, GoneHttpStatusOnWatchRelists) {
   client_.PushResponse("GET", kPods, 200, ListJson("10", {PodJson("a", "3")}));
-  client_.PushWatch(kPods, Script{.status = 410, .error_body = R"({"message":"gone"})"});
+  client_.PushWatch(kPods, Script::Status(410, R"({"message":"gone"})"));
   client_.PushResponse("GET", kPods, 200, ListJson("12", {}));
   auto r = Make();
   r->Start();
@@ -216,9 +216,8 @@ TEST_F(ReflectorTest, GoneHttpStatusOnWatchRelists) {
 
 TEST_F(ReflectorTest, DisconnectsBackOffExponentiallyAndResetAfterHealthyStream) {
   client_.PushResponse("GET", kPods, 200, ListJson("10", {}));
-  for (int i = 0; i < 3; ++i) client_.PushWatch(kPods, Script{.end = Script::End::kDisconnect});
-  client_.PushWatch(kPods, Script{.lines = {Event("ADDED", PodJson("a", "11"))},
-                                  .end = Script::End::kDisconnect});
+  for (int i = 0; i < 3; ++i) client_.PushWatch(kPods, Script::Disconnect());
+  client_.PushWatch(kPods, Script::Disconnect({Event("ADDED", PodJson("a", "11"))}));
   auto r = Make();
   r->Start();
   ASSERT_TRUE(WaitFor([&] { return client_.WatchPaths(kPods).size() == 5; }));
@@ -248,7 +247,7 @@ TEST_F(ReflectorTest, BackoffIsCapped) {
   o.initial_backoff = milliseconds(10);
   o.max_backoff = milliseconds(40);
   client_.PushResponse("GET", kPods, 200, ListJson("10", {}));
-  for (int i = 0; i < 6; ++i) client_.PushWatch(kPods, Script{.end = Script::End::kDisconnect});
+  for (int i = 0; i < 6; ++i) client_.PushWatch(kPods, Script::Disconnect());
   auto r = Make(o);
   r->Start();
   ASSERT_TRUE(WaitFor([&] { return client_.WatchPaths(kPods).size() == 7; }));
@@ -295,13 +294,12 @@ TEST_F(ReflectorTest, ExpiredContinueTokenRestartsTheList) {
 TEST_F(ReflectorTest, BadObjectIsLoggedOnceAndSkipped) {
   client_.PushResponse("GET", kPods, 200,
                        ListJson("10", {PodJson("bad", "3", "1.5.3"), PodJson("good", "4")}));
-  client_.PushWatch(kPods, Script{.lines = {Event("MODIFIED", PodJson("bad", "3", "1.5.3")),
-                                            "{garbage"}});
-  client_.PushWatch(kPods, Script{.lines = {Gone()}});
+  client_.PushWatch(kPods,
+                    Script::Close({Event("MODIFIED", PodJson("bad", "3", "1.5.3")), "{garbage"}));
+  client_.PushWatch(kPods, Script::Close({Gone()}));
   client_.PushResponse("GET", kPods, 200,
                        ListJson("20", {PodJson("bad", "3", "1.5.3"), PodJson("good", "4")}));
-  client_.PushWatch(kPods, Script{.lines = {Event("ADDED", PodJson("new", "21"))},
-                                  .end = Script::End::kHang});
+  client_.PushWatch(kPods, Script::Hang({Event("ADDED", PodJson("new", "21"))}));
   auto r = Make();
   r->Start();
   ASSERT_TRUE(WaitFor([&] { return recorder_.size() == 2; }));
@@ -316,9 +314,8 @@ TEST_F(ReflectorTest, BadObjectIsLoggedOnceAndSkipped) {
 
 TEST_F(ReflectorTest, ObjectThatBecomesBadKeepsItsLastGoodVersionAndCanBeDeleted) {
   client_.PushResponse("GET", kPods, 200, ListJson("10", {PodJson("a", "3")}));
-  client_.PushWatch(kPods, Script{.lines = {Event("MODIFIED", PodJson("a", "11", "x")),
-                                            Event("DELETED", PodJson("a", "12", "x"))},
-                                  .end = Script::End::kHang});
+  client_.PushWatch(kPods, Script::Hang({Event("MODIFIED", PodJson("a", "11", "x")),
+                                         Event("DELETED", PodJson("a", "12", "x"))}));
   auto r = Make();
   r->Start();
   ASSERT_TRUE(WaitFor([&] { return recorder_.size() == 2; }));

@@ -80,13 +80,16 @@ TEST(ArgsReaderTest, WrongTypesNameTheField) {
       {"StringListElement", mixed,
        "profiles[0].pluginConfig[2].args.f[1]: expected string, got integer"},
       {"String", Value::Int(1), "profiles[0].pluginConfig[2].args.f: expected string, got integer"},
-      {"Int", Value::Double(1.5), "profiles[0].pluginConfig[2].args.f: expected integer, got number"},
+      {"Int", Value::Double(1.5),
+       "profiles[0].pluginConfig[2].args.f: expected integer, got number"},
       {"Number", Value::Bool(true),
        "profiles[0].pluginConfig[2].args.f: expected number, got boolean"},
       {"Bool", Value::String("true"),
        "profiles[0].pluginConfig[2].args.f: expected boolean, got string"},
-      {"Object", Value::MakeArray(), "profiles[0].pluginConfig[2].args.f: expected object, got array"},
-      {"Array", Value::MakeObject(), "profiles[0].pluginConfig[2].args.f: expected array, got object"},
+      {"Object", Value::MakeArray(),
+       "profiles[0].pluginConfig[2].args.f: expected object, got array"},
+      {"Array", Value::MakeObject(),
+       "profiles[0].pluginConfig[2].args.f: expected array, got object"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);

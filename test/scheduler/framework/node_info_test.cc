@@ -155,7 +155,8 @@ TEST(NodeInfoTest, GenerationBumpsOnEveryChange) {
 }
 
 TEST(NodeInfoTest, RemoveNodeKeepsPods) {
-  NodeInfo ni = MakeNode("n1").Capacity({{"cpu", "2"}}).Info({MakePod("p").Req({{"cpu", "1"}}).Info()});
+  NodeInfo ni =
+      MakeNode("n1").Capacity({{"cpu", "2"}}).Info({MakePod("p").Req({{"cpu", "1"}}).Info()});
   ni.RemoveNode();
   EXPECT_EQ(ni.node(), nullptr);
   EXPECT_EQ(ni.pods().size(), 1u);
@@ -188,7 +189,8 @@ TEST(NodeInfoTest, PodsWithAffinityAreTrackedAndRemoved) {
 TEST(NodeInfoTest, PvcRefCounts) {
   NodeInfo ni = MakeNode("n1").Info();
   MakePod a("a");
-  a.Namespace("ns").Mutable().spec.volumes = {PvcVolume("data", "shared"), EphemeralVolume("scratch")};
+  a.Namespace("ns").Mutable().spec.volumes = {PvcVolume("data", "shared"),
+                                              EphemeralVolume("scratch")};
   MakePod b("b");
   b.Namespace("ns").Mutable().spec.volumes = {PvcVolume("data", "shared")};
   MakePod c("c");
@@ -235,8 +237,14 @@ TEST(NodeInfoTest, PortConflictsTable) {
   };
   const std::vector<Case> cases = {
       {"conflicted 127.0.0.1:80/TCP", {{"127.0.0.1", "TCP", 80}}, {"127.0.0.1", "TCP", 80}, true},
-      {"non-conflicted 127.0.0.1:80/UDP", {{"127.0.0.1", "TCP", 80}}, {"127.0.0.1", "UDP", 80}, false},
-      {"non-conflicted 127.0.0.2:80/TCP", {{"127.0.0.1", "TCP", 80}}, {"127.0.0.2", "TCP", 80}, false},
+      {"non-conflicted 127.0.0.1:80/UDP",
+       {{"127.0.0.1", "TCP", 80}},
+       {"127.0.0.1", "UDP", 80},
+       false},
+      {"non-conflicted 127.0.0.2:80/TCP",
+       {{"127.0.0.1", "TCP", 80}},
+       {"127.0.0.2", "TCP", 80},
+       false},
       {"conflicted 127.0.0.1:8080/TCP",
        {{"127.0.0.1", "TCP", 80}, {"127.0.0.1", "TCP", 8080}},
        {"127.0.0.1", "TCP", 8080},
@@ -245,11 +253,20 @@ TEST(NodeInfoTest, PortConflictsTable) {
        {{"127.0.0.1", "TCP", 80}, {"127.0.0.1", "TCP", 8080}},
        {"127.0.0.1", "TCP", 8081},
        false},
-      {"conflicted 0.0.0.0:80/TCP over 127.0.0.1", {{"127.0.0.1", "TCP", 80}}, {"0.0.0.0", "TCP", 80}, true},
-      {"conflicted 127.0.0.1:80/TCP under 0.0.0.0", {{"0.0.0.0", "TCP", 80}}, {"127.0.0.1", "TCP", 80}, true},
+      {"conflicted 0.0.0.0:80/TCP over 127.0.0.1",
+       {{"127.0.0.1", "TCP", 80}},
+       {"0.0.0.0", "TCP", 80},
+       true},
+      {"conflicted 127.0.0.1:80/TCP under 0.0.0.0",
+       {{"0.0.0.0", "TCP", 80}},
+       {"127.0.0.1", "TCP", 80},
+       true},
       {"conflicted 0.0.0.0:80/TCP", {{"0.0.0.0", "TCP", 80}}, {"0.0.0.0", "TCP", 80}, true},
       {"non-conflicted 0.0.0.0:80/UDP", {{"127.0.0.1", "TCP", 80}}, {"0.0.0.0", "UDP", 80}, false},
-      {"non-conflicted 0.0.0.0:8080/TCP", {{"0.0.0.0", "TCP", 80}}, {"0.0.0.0", "TCP", 8080}, false},
+      {"non-conflicted 0.0.0.0:8080/TCP",
+       {{"0.0.0.0", "TCP", 80}},
+       {"0.0.0.0", "TCP", 8080},
+       false},
       {"nothing in use", {}, {"0.0.0.0", "TCP", 80}, false},
   };
   for (const auto& c : cases) {

@@ -62,11 +62,9 @@ TEST(RegistryTest, NamesAreSorted) {
 
 TEST(RegistryTest, FactoryErrorsReachTheCaller) {
   Registry r;
-  ASSERT_TRUE(r.Register("Broken",
-                         [](const PluginContext& ctx) -> Result<std::shared_ptr<Plugin>> {
-                           return Error{ctx.args_path + ".foo: must be positive"};
-                         })
-                  .ok());
+  ASSERT_TRUE(r.Register("Broken", [](const PluginContext& ctx) -> Result<std::shared_ptr<Plugin>> {
+                 return Error{ctx.args_path + ".foo: must be positive"};
+               }).ok());
   PluginContext ctx;
   ctx.args_path = "profiles[0].pluginConfig[1].args";
   auto result = (*r.Find("Broken"))(ctx);

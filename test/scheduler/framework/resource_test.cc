@@ -102,8 +102,8 @@ TEST(ResourceTest, AddAndSubAreInverse) {
 
 TEST(ResourceTest, SetMaxIsComponentWise) {
   Resource a = Resource::FromList(MakeList({{"cpu", "2"}, {"memory", "1Gi"}, {"a.io/x", "1"}}));
-  Resource b =
-      Resource::FromList(MakeList({{"cpu", "1"}, {"memory", "2Gi"}, {"a.io/x", "3"}, {"b.io/y", "2"}}));
+  Resource b = Resource::FromList(
+      MakeList({{"cpu", "1"}, {"memory", "2Gi"}, {"a.io/x", "3"}, {"b.io/y", "2"}}));
   a.SetMax(b);
   EXPECT_EQ(a.milli_cpu, 2000);
   EXPECT_EQ(a.memory, 2 * kGi);
@@ -136,8 +136,10 @@ TEST(PodRequestsTest, UpstreamTable) {
   };
   const std::vector<Case> cases = {
       {"larger init container",
-       [] { return MakePod("p").InitReq({{"cpu", "4"}}).Req({{"cpu", "1"}}).Obj(); }, 4000,
-       0},
+       [] {
+         return MakePod("p").InitReq({{"cpu", "4"}}).Req({{"cpu", "1"}}).Obj();
+       },
+       4000, 0},
       {"larger containers",
        [] {
          return MakePod("p").InitReq({{"cpu", "2"}}).Req({{"cpu", "2"}}).Req({{"cpu", "3"}}).Obj();
@@ -146,24 +148,28 @@ TEST(PodRequestsTest, UpstreamTable) {
       {"pod overhead included",
        [] {
          return MakePod("p")
-                              .Overhead({{"cpu", "1"}, {"memory", "1Gi"}})
-                              .InitReq({{"cpu", "2"}})
-                              .Req({{"cpu", "2"}})
-                              .Req({{"cpu", "3"}}).Obj();
+             .Overhead({{"cpu", "1"}, {"memory", "1Gi"}})
+             .InitReq({{"cpu", "2"}})
+             .Req({{"cpu", "2"}})
+             .Req({{"cpu", "3"}})
+             .Obj();
        },
        6000, kGi},
       {"restartable init container",
-       [] { return MakePod("p").InitReq({{"cpu", "1"}}, true).Req({{"cpu", "1"}}).Obj(); },
+       [] {
+         return MakePod("p").InitReq({{"cpu", "1"}}, true).Req({{"cpu", "1"}}).Obj();
+       },
        2000, 0},
       {"multiple restartable init containers",
        // max(5, sidecars (1+2+3) + regular (1)) = 7
        [] {
          return MakePod("p")
-                              .InitReq({{"cpu", "5"}})
-                              .InitReq({{"cpu", "1"}}, true)
-                              .InitReq({{"cpu", "2"}}, true)
-                              .InitReq({{"cpu", "3"}}, true)
-                              .Req({{"cpu", "1"}}).Obj();
+             .InitReq({{"cpu", "5"}})
+             .InitReq({{"cpu", "1"}}, true)
+             .InitReq({{"cpu", "2"}}, true)
+             .InitReq({{"cpu", "3"}}, true)
+             .Req({{"cpu", "1"}})
+             .Obj();
        },
        7000, 0},
       {"multiple restartable and regular init containers",
@@ -171,28 +177,31 @@ TEST(PodRequestsTest, UpstreamTable) {
        // count.
        [] {
          return MakePod("p")
-                              .InitReq({{"cpu", "5"}})
-                              .InitReq({{"cpu", "1"}}, true)
-                              .InitReq({{"cpu", "2"}}, true)
-                              .InitReq({{"cpu", "5"}})
-                              .InitReq({{"cpu", "3"}}, true)
-                              .Req({{"cpu", "1"}}).Obj();
+             .InitReq({{"cpu", "5"}})
+             .InitReq({{"cpu", "1"}}, true)
+             .InitReq({{"cpu", "2"}}, true)
+             .InitReq({{"cpu", "5"}})
+             .InitReq({{"cpu", "3"}}, true)
+             .Req({{"cpu", "1"}})
+             .Obj();
        },
        8000, 0},
       {"restartable-init, init and regular",
        [] {
          return MakePod("p")
-                              .InitReq({{"cpu", "10"}}, true)
-                              .InitReq({{"cpu", "200"}})
-                              .Req({{"cpu", "100"}}).Obj();
+             .InitReq({{"cpu", "10"}}, true)
+             .InitReq({{"cpu", "200"}})
+             .Req({{"cpu", "100"}})
+             .Obj();
        },
        210000, 0},
       {"no containers request anything", [] { return MakePod("p").Req({}).Obj(); }, 0, 0},
       {"memory and cpu maxed independently",
        [] {
          return MakePod("p")
-                              .InitReq({{"cpu", "3"}, {"memory", "100Mi"}})
-                              .Req({{"cpu", "1"}, {"memory", "1Gi"}}).Obj();
+             .InitReq({{"cpu", "3"}, {"memory", "100Mi"}})
+             .Req({{"cpu", "1"}, {"memory", "1Gi"}})
+             .Obj();
        },
        3000, kGi},
   };
@@ -226,29 +235,45 @@ TEST(PodNonZeroRequestsTest, Table) {
     int64_t memory;
   };
   const std::vector<Case> cases = {
-      {"requestless container", [] { return MakePod("p").Req({}).Obj(); },
-       kDefaultMilliCPURequest, kDefaultMemoryRequest},
-      {"cpu only", [] { return MakePod("p").Req({{"cpu", "500m"}}).Obj(); }, 500,
+      {"requestless container", [] { return MakePod("p").Req({}).Obj(); }, kDefaultMilliCPURequest,
        kDefaultMemoryRequest},
-      {"memory only", [] { return MakePod("p").Req({{"memory", "500Mi"}}).Obj(); },
+      {"cpu only",
+       [] {
+         return MakePod("p").Req({{"cpu", "500m"}}).Obj();
+       },
+       500, kDefaultMemoryRequest},
+      {"memory only",
+       [] {
+         return MakePod("p").Req({{"memory", "500Mi"}}).Obj();
+       },
        kDefaultMilliCPURequest, 500 * kMi},
-      {"both", [] { return MakePod("p").Req({{"cpu", "500m"}, {"memory", "500Mi"}}).Obj(); },
+      {"both",
+       [] {
+         return MakePod("p").Req({{"cpu", "500m"}, {"memory", "500Mi"}}).Obj();
+       },
        500, 500 * kMi},
       {"explicit zeros stay zero",
-       [] { return MakePod("p").Req({{"cpu", "0"}, {"memory", "0"}}).Obj(); }, 0, 0},
+       [] {
+         return MakePod("p").Req({{"cpu", "0"}, {"memory", "0"}}).Obj();
+       },
+       0, 0},
       {"two containers, one requestless",
        [] {
          return MakePod("p").Req({{"cpu", "500m"}, {"memory", "500Mi"}}).Req({}).Obj();
        },
        600, 700 * kMi},
       {"requestless init container dominates a small container",
-       [] { return MakePod("p").InitReq({}).Req({{"cpu", "50m"}, {"memory", "1Mi"}}).Obj(); },
+       [] {
+         return MakePod("p").InitReq({}).Req({{"cpu", "50m"}, {"memory", "1Mi"}}).Obj();
+       },
        kDefaultMilliCPURequest, kDefaultMemoryRequest},
       {"requestless sidecar runs alongside",
-       [] { return MakePod("p").InitReq({}, true).Req({}).Obj(); },
-       2 * kDefaultMilliCPURequest, 2 * kDefaultMemoryRequest},
+       [] { return MakePod("p").InitReq({}, true).Req({}).Obj(); }, 2 * kDefaultMilliCPURequest,
+       2 * kDefaultMemoryRequest},
       {"overhead is added",
-       [] { return MakePod("p").Req({}).Overhead({{"cpu", "1"}, {"memory", "1Gi"}}).Obj(); },
+       [] {
+         return MakePod("p").Req({}).Overhead({{"cpu", "1"}, {"memory", "1Gi"}}).Obj();
+       },
        1000 + kDefaultMilliCPURequest, kGi + kDefaultMemoryRequest},
   };
   for (const auto& c : cases) {

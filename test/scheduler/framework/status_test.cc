@@ -39,7 +39,8 @@ TEST(StatusTest, CodeNamesMatchUpstream) {
 }
 
 TEST(StatusTest, MessageJoinsReasonsWithCommaSpace) {
-  Status s(Code::kUnschedulable, std::vector<std::string>{"Insufficient cpu", "Insufficient memory"});
+  Status s(Code::kUnschedulable,
+           std::vector<std::string>{"Insufficient cpu", "Insufficient memory"});
   EXPECT_EQ(s.Message(), "Insufficient cpu, Insufficient memory");
   s.AppendReason("Too many pods");
   EXPECT_EQ(s.Message(), "Insufficient cpu, Insufficient memory, Too many pods");

@@ -40,10 +40,10 @@ TEST(FitErrorMessageTest, UpstreamTable) {
   };
   const Status uu(Code::kUnschedulableAndUnresolvable, std::string());
   std::vector<Case> cases;
-  cases.push_back({"nodes failed Prefilter plugin", 3,
-                   with(MakeDiagnosis({{"node1", {kPre}}, {"node2", {kPre}}, {"node3", {kPre}}}, uu),
-                        kPre, ""),
-                   "0/3 nodes are available: Node(s) failed PreFilter plugin FalsePreFilter."});
+  cases.push_back(
+      {"nodes failed Prefilter plugin", 3,
+       with(MakeDiagnosis({{"node1", {kPre}}, {"node2", {kPre}}, {"node3", {kPre}}}, uu), kPre, ""),
+       "0/3 nodes are available: Node(s) failed PreFilter plugin FalsePreFilter."});
   cases.push_back(
       {"nodes failed Prefilter plugin and the preemption also failed", 3,
        with(MakeDiagnosis({{"node1", {kPre}}, {"node2", {kPre}}, {"node3", {kPre}}}, uu), kPre,
@@ -53,21 +53,21 @@ TEST(FitErrorMessageTest, UpstreamTable) {
   cases.push_back({"nodes failed one Filter plugin with an empty PostFilterMsg", 3,
                    MakeDiagnosis({{"node1", {kF1}}, {"node2", {kF1}}, {"node3", {kF1}}}, uu),
                    "0/3 nodes are available: 3 Node(s) failed Filter plugin FalseFilter-1."});
-  cases.push_back({"nodes failed one Filter plugin with a non-empty PostFilterMsg", 3,
-                   with(MakeDiagnosis({{"node1", {kF1}}, {"node2", {kF1}}, {"node3", {kF1}}}, uu),
-                        "", kPost),
-                   "0/3 nodes are available: 3 Node(s) failed Filter plugin FalseFilter-1. Error "
-                   "running PostFilter plugin FailedPostFilter"});
+  cases.push_back(
+      {"nodes failed one Filter plugin with a non-empty PostFilterMsg", 3,
+       with(MakeDiagnosis({{"node1", {kF1}}, {"node2", {kF1}}, {"node3", {kF1}}}, uu), "", kPost),
+       "0/3 nodes are available: 3 Node(s) failed Filter plugin FalseFilter-1. Error "
+       "running PostFilter plugin FailedPostFilter"});
   cases.push_back({"nodes failed two Filter plugins with an empty PostFilterMsg", 3,
                    MakeDiagnosis({{"node1", {kF1}}, {"node2", {kF1}}, {"node3", {kF2}}}, uu),
                    "0/3 nodes are available: 1 Node(s) failed Filter plugin FalseFilter-2, 2 "
                    "Node(s) failed Filter plugin FalseFilter-1."});
-  cases.push_back({"nodes failed two Filter plugins with a non-empty PostFilterMsg", 3,
-                   with(MakeDiagnosis({{"node1", {kF1}}, {"node2", {kF1}}, {"node3", {kF2}}}, uu),
-                        "", kPost),
-                   "0/3 nodes are available: 1 Node(s) failed Filter plugin FalseFilter-2, 2 "
-                   "Node(s) failed Filter plugin FalseFilter-1. Error running PostFilter plugin "
-                   "FailedPostFilter"});
+  cases.push_back(
+      {"nodes failed two Filter plugins with a non-empty PostFilterMsg", 3,
+       with(MakeDiagnosis({{"node1", {kF1}}, {"node2", {kF1}}, {"node3", {kF2}}}, uu), "", kPost),
+       "0/3 nodes are available: 1 Node(s) failed Filter plugin FalseFilter-2, 2 "
+       "Node(s) failed Filter plugin FalseFilter-1. Error running PostFilter plugin "
+       "FailedPostFilter"});
   cases.push_back({"failed to Permit on node", 1,
                    MakeDiagnosis({{"node1", {"Node failed Permit plugin Permit-1"}}}, uu),
                    "0/1 nodes are available: 1 Node failed Permit plugin Permit-1."});
@@ -81,9 +81,9 @@ TEST(FitErrorMessageTest, UpstreamTable) {
 
 TEST(FitErrorMessageTest, NodesWithoutStatusCountUnderTheAbsentStatus) {
   // Two nodes evaluated; three cut off by a PreFilter result.
-  Diagnosis d = MakeDiagnosis(
-      {{"n1", {"Insufficient cpu"}}, {"n2", {"Insufficient cpu"}}},
-      Status::Unresolvable("node(s) didn't match Pod's node affinity/selector"));
+  Diagnosis d =
+      MakeDiagnosis({{"n1", {"Insufficient cpu"}}, {"n2", {"Insufficient cpu"}}},
+                    Status::Unresolvable("node(s) didn't match Pod's node affinity/selector"));
   EXPECT_EQ(FitErrorMessage(5, d),
             "0/5 nodes are available: 2 Insufficient cpu, 3 node(s) didn't match Pod's node "
             "affinity/selector.");
@@ -95,8 +95,8 @@ TEST(FitErrorMessageTest, AbsentSuccessStatusAddsNothing) {
 }
 
 TEST(FitErrorMessageTest, EveryReasonOfANodeIsCounted) {
-  Diagnosis d = MakeDiagnosis({{"n1", {"Insufficient cpu", "Insufficient memory"}},
-                               {"n2", {"Insufficient cpu"}}});
+  Diagnosis d = MakeDiagnosis(
+      {{"n1", {"Insufficient cpu", "Insufficient memory"}}, {"n2", {"Insufficient cpu"}}});
   EXPECT_EQ(FitErrorMessage(2, d),
             "0/2 nodes are available: 1 Insufficient memory, 2 Insufficient cpu.");
 }
