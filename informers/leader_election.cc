@@ -16,6 +16,8 @@ using SteadyClock = std::chrono::steady_clock;
 
 // Same factor as client-go's JitterFactor for the acquire loop.
 constexpr double kJitterFactor = 1.2;
+// Writes reject unknown fields instead of dropping them silently.
+constexpr char kStrict[] = "?fieldValidation=Strict";
 
 std::string Seconds(milliseconds d) {
   std::string s = std::to_string(d.count() / 1000);
@@ -139,7 +141,7 @@ std::string LeaderElector::LeaseBody(const Record& r, const std::string& resourc
   spec.Set("leaseDurationSeconds", api::Value::Int(r.lease_duration_seconds));
   if (!r.acquire_time.empty()) spec.Set("acquireTime", api::Value::String(r.acquire_time));
   if (!r.renew_time.empty()) spec.Set("renewTime", api::Value::String(r.renew_time));
-  spec.Set("leaderTransitions", api::Value::Int(r.leader_transitions));
+  spec.Set("leaseTransitions", api::Value::Int(r.leader_transitions));
   api::Value lease = api::Value::MakeObject();
   lease.Set("apiVersion", api::Value::String("coordination.k8s.io/v1"));
   lease.Set("kind", api::Value::String("Lease"));
@@ -179,7 +181,7 @@ bool LeaderElector::TryAcquireOrRenew() {
     Record mine{config_.identity, lease_seconds, now, now, 0};
     client::Request post;
     post.method = "POST";
-    post.path = LeasePath();
+    post.path = LeasePath() + kStrict;
     post.body = LeaseBody(mine, "");
     post.retry = false;
     post.timeout = config_.renew_deadline;
@@ -214,7 +216,7 @@ bool LeaderElector::TryAcquireOrRenew() {
   const api::Value* spec = doc->Find("spec");
   Record current{StringField(spec, "holderIdentity"), IntField(spec, "leaseDurationSeconds"),
                  StringField(spec, "acquireTime"), StringField(spec, "renewTime"),
-                 IntField(spec, "leaderTransitions")};
+                 IntField(spec, "leaseTransitions")};
   std::string resource_version = StringField(doc->Find("metadata"), "resourceVersion");
 
   // Expiry is judged by when *we* saw the record change, as client-go does.
@@ -238,7 +240,7 @@ bool LeaderElector::TryAcquireOrRenew() {
   }
   client::Request put;
   put.method = "PUT";
-  put.path = get.path;
+  put.path = get.path + kStrict;
   put.body = LeaseBody(next, resource_version);
   put.retry = false;
   put.timeout = config_.renew_deadline;
@@ -277,10 +279,10 @@ void LeaderElector::Release() {
   const api::Value* spec = doc->Find("spec");
   if (StringField(spec, "holderIdentity") != config_.identity) return;
   std::string now = NowMicroTime();
-  Record released{"", 1, now, now, IntField(spec, "leaderTransitions")};
+  Record released{"", 1, now, now, IntField(spec, "leaseTransitions")};
   client::Request put;
   put.method = "PUT";
-  put.path = get.path;
+  put.path = get.path + kStrict;
   put.body = LeaseBody(released, StringField(doc->Find("metadata"), "resourceVersion"));
   put.retry = false;
   put.timeout = get.timeout;

@@ -10,6 +10,7 @@
 //    renew_deadline it stops leading (on_stopped_leading) and becomes a candidate again.
 //  - Stop() releases a held lease (holderIdentity "", leaseDurationSeconds 1) so a standby takes
 //    over at its next retry instead of waiting for the lease to expire.
+// The Lease spec field is leaseTransitions (client-go's record calls it leaderTransitions).
 // Times are written as RFC 3339 MicroTime (`2024-01-01T00:00:00.000000Z`).
 //
 // Threading: callbacks run on the elector's own thread, one at a time, and must return promptly

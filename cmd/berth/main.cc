@@ -7,7 +7,13 @@
 #include <string>
 #include <vector>
 
+#include <csignal>
+#include <thread>
+
+#include "base/log.h"
 #include "config/load.h"
+#include "informers/client/config.h"
+#include "run/daemon.h"
 #include "informers/api/json/parse.h"
 #include "plugins/registry.h"
 #include "simulate/cluster_file.h"
@@ -24,6 +30,9 @@ constexpr const char kUsage[] =
     "  simulate --cluster FILE [--config FILE] [--explain] [--seed N]\n"
     "      Schedule the pending pods of a cluster file (kubectl get ... -o yaml) offline and\n"
     "      print where each goes and why, as JSON.\n"
+    "  run [--config FILE] [--kubeconfig FILE] [--v N]\n"
+    "      Schedule pods of the configured profiles in a cluster. Without --kubeconfig (and\n"
+    "      no clientConnection.kubeconfig in the config) berth uses the in-cluster config.\n"
     "  version\n"
     "      Print berth's version.\n";
 
@@ -124,6 +133,76 @@ int Simulate(int argc, char** argv) {
   return 0;
 }
 
+int Run(int argc, char** argv) {
+  Flags f = ParseFlags(argc, argv, 2, {"config", "kubeconfig", "v", "namespace"}, {});
+  if (!f.error.empty()) {
+    std::cerr << "berth run: " << f.error << "\n" << kUsage;
+    return 2;
+  }
+  if (f.values.count("v")) berth::log::Verbosity() = std::atoi(f.values["v"].c_str());
+  const berth::framework::Registry registry = berth::plugins::NewInTreeRegistry();
+  berth::config::SchedulerConfiguration cfg;
+  if (f.values.count("config")) {
+    auto loaded = berth::config::LoadConfigFile(f.values["config"], registry.Names());
+    if (!loaded.ok()) {
+      std::cerr << "berth run: " << loaded.error() << "\n";
+      return 2;
+    }
+    cfg = std::move(*loaded);
+  } else {
+    cfg = berth::config::DefaultConfig(registry.Names());
+  }
+  std::string kubeconfig = f.values.count("kubeconfig") ? f.values["kubeconfig"]
+                                                         : cfg.client_connection.kubeconfig;
+  berth::run::DaemonOptions options;
+  options.config = cfg;
+  if (!kubeconfig.empty()) {
+    auto c = berth::client::LoadKubeconfig(kubeconfig);
+    if (!c.ok()) {
+      std::cerr << "berth run: " << c.error() << "\n";
+      return 2;
+    }
+    options.client = std::move(*c);
+  } else {
+    auto c = berth::client::InClusterConfig();
+    if (!c.ok()) {
+      std::cerr << "berth run: no --kubeconfig given and not running in a cluster: " << c.error()
+                << "\n";
+      return 2;
+    }
+    options.client = std::move(*c);
+  }
+  // The lease lives in the namespace berth runs in.
+  if (f.values.count("namespace")) {
+    options.pod_namespace = f.values["namespace"];
+  } else if (const char* ns = std::getenv("POD_NAMESPACE"); ns != nullptr && *ns != '\0') {
+    options.pod_namespace = ns;
+  } else if (!options.client.default_namespace.empty()) {
+    options.pod_namespace = options.client.default_namespace;
+  }
+
+  // SIGTERM / SIGINT go to one watcher thread (blocked everywhere else).
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  berth::run::Daemon daemon(std::move(options), registry);
+  std::thread watcher([&] {
+    int sig = 0;
+    sigwait(&signals, &sig);
+    if (sig == SIGTERM || sig == SIGINT) {
+      BERTH_LOG(0) << "received " << (sig == SIGTERM ? "SIGTERM" : "SIGINT");
+      daemon.RequestShutdown();
+    }
+  });
+  int code = daemon.Run();
+  // Wake the watcher if the daemon stopped on its own.
+  pthread_kill(watcher.native_handle(), SIGTERM);
+  watcher.join();
+  return code;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -133,6 +212,7 @@ int main(int argc, char** argv) {
   }
   std::string cmd = argv[1];
   if (cmd == "simulate") return Simulate(argc, argv);
+  if (cmd == "run") return Run(argc, argv);
   if (cmd == "version" || cmd == "--version") {
     std::cout << "berth " << kVersion << "\n";
     return 0;

@@ -2,7 +2,9 @@
 
 namespace berth::binder {
 
-ThreadPoolExecutor::ThreadPoolExecutor(int workers) {
+ThreadPoolExecutor::ThreadPoolExecutor(int workers, int max_workers)
+    : max_workers_(std::max(1, max_workers)) {
+  std::lock_guard lock(mu_);
   for (int i = 0; i < std::max(1, workers); ++i) threads_.emplace_back([this] { Loop(); });
 }
 
@@ -20,6 +22,10 @@ void ThreadPoolExecutor::Submit(BindingTask task) {
     std::lock_guard lock(mu_);
     tasks_.push_back(std::move(task));
     ++in_flight_;
+    if (idle_ < static_cast<int>(tasks_.size()) &&
+        static_cast<int>(threads_.size()) < max_workers_) {
+      threads_.emplace_back([this] { Loop(); });
+    }
   }
   cv_.notify_one();
 }
@@ -34,7 +40,9 @@ void ThreadPoolExecutor::Loop() {
     BindingTask task;
     {
       std::unique_lock lock(mu_);
+      ++idle_;
       cv_.wait(lock, [&] { return stop_ || !tasks_.empty(); });
+      --idle_;
       if (tasks_.empty()) return;  // stopping and drained
       task = std::move(tasks_.front());
       tasks_.pop_front();

@@ -28,9 +28,11 @@ class BindingExecutor {
   virtual void Submit(BindingTask task) = 0;
 };
 
+// Elastic: starts with `workers` threads and adds one whenever a task arrives while every
+// thread is busy (binding tasks may block for minutes in WaitOnPermit), up to `max_workers`.
 class ThreadPoolExecutor final : public BindingExecutor {
  public:
-  explicit ThreadPoolExecutor(int workers);
+  explicit ThreadPoolExecutor(int workers, int max_workers = 1024);
   ~ThreadPoolExecutor() override;  // finishes queued tasks, then joins
   void Submit(BindingTask task) override;
   // Tasks submitted but not finished.
@@ -42,6 +44,8 @@ class ThreadPoolExecutor final : public BindingExecutor {
   std::condition_variable cv_;
   std::deque<BindingTask> tasks_;
   size_t in_flight_ = 0;
+  int idle_ = 0;
+  const int max_workers_;
   bool stop_ = false;
   std::vector<std::thread> threads_;
 };

@@ -176,7 +176,7 @@ TEST_F(ApiServerTest, ClientCertificateIsLoadedAndPresented) {
   cfg.client_key_pem = *ReadFileToString(dir_->path() + "/sa.key");  // not the cert's key
   auto mismatched = Client(cfg);
   ASSERT_FALSE(mismatched.InitStatus().ok());
-  EXPECT_EQ(mismatched.InitStatus().error(), "client-key: does not match client-certificate");
+  EXPECT_EQ(mismatched.InitStatus().error(), "client-key: key values mismatch");
 }
 
 TEST_F(ApiServerTest, BadTokenIs401Response) {

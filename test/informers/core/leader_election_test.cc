@@ -39,17 +39,23 @@ class LeaseServer {
   std::optional<Result<client::Response>> Handle(const client::Request& req) {
     std::lock_guard lock(mu_);
     ++requests_;
+    std::string path = req.path;
+    if (req.method != "GET") {
+      // Writes ask for strict field validation.
+      EXPECT_TRUE(path.ends_with("?fieldValidation=Strict")) << path;
+      path = path.substr(0, path.find('?'));
+    }
     if (fail_all) return client::Response{500, R"({"message":"etcdserver: timeout"})", {}};
-    if (req.method == "GET" && req.path == kLease) {
+    if (req.method == "GET" && path == kLease) {
       if (!exists_) return client::Response{404, R"({"message":"not found","code":404})", {}};
       return client::Response{200, Body(), {}};
     }
-    if (req.method == "POST" && req.path == kLeases) {
+    if (req.method == "POST" && path == kLeases) {
       if (exists_) return client::Response{409, R"({"reason":"AlreadyExists"})", {}};
       if (!Store(req.body)) return client::Response{400, "bad body", {}};
       return client::Response{201, Body(), {}};
     }
-    if (req.method == "PUT" && req.path == kLease) {
+    if (req.method == "PUT" && path == kLease) {
       if (!exists_) return client::Response{404, "{}", {}};
       auto v = api::json::ParseJson(req.body);
       const api::Value* rv = v.ok() ? v->Find("metadata")->Find("resourceVersion") : nullptr;
@@ -93,7 +99,7 @@ class LeaseServer {
       return f != nullptr && f->IsInt() ? f->AsInt() : int64_t{0};
     };
     spec_ = Spec{str("holderIdentity"), num("leaseDurationSeconds"), str("acquireTime"),
-                 str("renewTime"), num("leaderTransitions")};
+                 str("renewTime"), num("leaseTransitions")};
     exists_ = true;
     ++rv_;
     return true;
@@ -104,7 +110,7 @@ class LeaseServer {
            std::to_string(rv_) + R"("},"spec":{"holderIdentity":")" + spec_.holder +
            R"(","leaseDurationSeconds":)" + std::to_string(spec_.duration) + R"(,"acquireTime":")" +
            spec_.acquire_time + R"(","renewTime":")" + spec_.renew_time +
-           R"(","leaderTransitions":)" + std::to_string(spec_.transitions) + "}}";
+           R"(","leaseTransitions":)" + std::to_string(spec_.transitions) + "}}";
   }
 
   std::mutex mu_;  // guards the fields below

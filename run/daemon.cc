@@ -1,0 +1,287 @@
+#include "run/daemon.h"
+
+#include <unistd.h>
+
+#include <map>
+
+#include "base/log.h"
+#include "informers/client/beast_client.h"
+#include "informers/informer.h"
+#include "informers/leader_election.h"
+#include "scheduler/binder/binder.h"
+#include "scheduler/scheduler.h"
+#include "writers/kube_writer.h"
+
+namespace berth::run {
+
+namespace {
+
+using framework::ClusterEvent;
+using framework::EventResource;
+namespace action = framework::action;
+
+std::string Hostname() {
+  char buf[256] = {0};
+  if (gethostname(buf, sizeof(buf) - 1) != 0) return "unknown";
+  return buf;
+}
+
+// Wraps the API writer sink with one log line per decision (pod, node or reason, time taken).
+class LoggingSink final : public scheduler::OutcomeSink {
+ public:
+  explicit LoggingSink(scheduler::OutcomeSink& next) : next_(next) {}
+  void Attempted(const framework::PodInfo& pod) override {
+    std::lock_guard lock(mu_);
+    started_[pod.Uid()] = std::chrono::steady_clock::now();
+  }
+  void Scheduled(const framework::PodInfo& pod, const std::string& node,
+                 const std::string& profile) override {
+    BERTH_LOG(0) << "scheduled pod=" << pod.key << " node=" << node << " profile=" << profile
+                 << " took=" << Took(pod.Uid(), true);
+    next_.Scheduled(pod, node, profile);
+  }
+  void Failed(const framework::PodInfo& pod, const std::string& reason, const std::string& message,
+              const std::string& profile) override {
+    BERTH_LOG(0) << "unschedulable pod=" << pod.key << " reason=" << reason << " took="
+                 << Took(pod.Uid(), false) << " message=\"" << message << "\"";
+    next_.Failed(pod, reason, message, profile);
+  }
+
+ private:
+  std::string Took(const std::string& uid, bool erase) {
+    std::lock_guard lock(mu_);
+    auto it = started_.find(uid);
+    if (it == started_.end()) return "?";
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                          it->second)
+                    .count();
+    if (erase) started_.erase(it);
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "%.1fms", ms);
+    return buf;
+  }
+  scheduler::OutcomeSink& next_;
+  std::mutex mu_;  // guards started_
+  std::map<std::string, std::chrono::steady_clock::time_point> started_;
+};
+
+}  // namespace
+
+struct Daemon::Impl {
+  DaemonOptions options;
+  const framework::Registry& registry;
+  framework::RealClock clock;
+  api::ClusterObjects objects;
+
+  std::mutex mu;  // guards the flags below
+  std::condition_variable cv;
+  bool shutdown = false;
+  bool leading = false;
+  bool failed = false;
+
+  Impl(DaemonOptions o, const framework::Registry& r) : options(std::move(o)), registry(r) {}
+
+  void Signal(bool* flag) {
+    {
+      std::lock_guard lock(mu);
+      *flag = true;
+    }
+    cv.notify_all();
+  }
+  bool Stopping() {
+    std::lock_guard lock(mu);
+    return shutdown || failed;
+  }
+  int Run();
+};
+
+Daemon::Daemon(DaemonOptions options, const framework::Registry& registry)
+    : impl_(std::make_unique<Impl>(std::move(options), registry)) {}
+
+Daemon::~Daemon() = default;
+
+void Daemon::RequestShutdown() { impl_->Signal(&impl_->shutdown); }
+
+int Daemon::Run() { return impl_->Run(); }
+
+int Daemon::Impl::Run() {
+  const config::SchedulerConfiguration& cfg = options.config;
+  auto client = client::NewBeastClient(options.client, cfg.client_connection.qps,
+                                       cfg.client_connection.burst);
+  BERTH_LOG(0) << "berth starting: api server " << client->Server() << ", profiles "
+               << cfg.profiles.size() << ", qps " << cfg.client_connection.qps << " burst "
+               << cfg.client_connection.burst;
+
+  writers::KubeApiWriter api_writer(*client, [this](const api::Pod& pod,
+                                                    std::shared_ptr<const api::Pod> current) {
+    // The API server says the pod was deleted or bound elsewhere: update the store now so the
+    // failure handler drops the pod quietly (the informer will confirm shortly).
+    if (current) {
+      objects.pods.Upsert(std::move(current));
+    } else {
+      objects.pods.Remove(pod.Key());
+    }
+  });
+  writers::KubeOutcomeSink api_sink(*client, clock, "berth-scheduler-" + Hostname());
+  LoggingSink sink(api_sink);
+  // Destroyed explicitly before the scheduler its tasks use (see the end of Run).
+  auto executor = std::make_unique<binder::ThreadPoolExecutor>(16);
+
+  scheduler::SchedulerDeps deps{&clock, &objects, &api_writer, executor.get(), &sink};
+  auto created = scheduler::Scheduler::Create(cfg, registry, deps, {});
+  if (!created.ok()) {
+    BERTH_ERROR() << "invalid configuration: " << created.error();
+    return 1;
+  }
+  scheduler::Scheduler& sched = **created;
+
+  informers::InformerFactory factory(*client, objects);
+  factory.nodes().AddEventHandlers({
+      [&](const auto& n) { sched.AddNode(n); },
+      [&](const auto& o, const auto& n) { sched.UpdateNode(*o, n); },
+      [&](const auto& n) { sched.DeleteNode(*n); },
+  });
+  factory.pods().AddEventHandlers({
+      [&](const auto& p) { sched.AddPod(p); },
+      [&](const auto& o, const auto& n) { sched.UpdatePod(*o, n); },
+      [&](const auto& p) { sched.DeletePod(*p); },
+  });
+  // Other kinds only requeue pods that a plugin rejected for them.
+  auto requeue = [&](auto& informer, EventResource resource, const char* label,
+                     auto to_event_object) {
+    using T = typename std::remove_reference_t<decltype(informer)>::Ptr::element_type;
+    informer.AddEventHandlers({
+        [&sched, resource, label, to_event_object](const std::shared_ptr<const T>& o) {
+          sched.OnClusterEvent(ClusterEvent{resource, action::kAdd, std::string(label) + "Add"},
+                               std::monostate{}, to_event_object(o.get()));
+        },
+        [&sched, resource, label, to_event_object](const std::shared_ptr<const T>& o,
+                                                   const std::shared_ptr<const T>& n) {
+          sched.OnClusterEvent(
+              ClusterEvent{resource, action::kUpdate, std::string(label) + "Update"},
+              to_event_object(o.get()), to_event_object(n.get()));
+        },
+        [&sched, resource, label, to_event_object](const std::shared_ptr<const T>& o) {
+          sched.OnClusterEvent(
+              ClusterEvent{resource, action::kDelete, std::string(label) + "Delete"},
+              to_event_object(o.get()), std::monostate{});
+        },
+    });
+  };
+  auto as_obj = [](const auto* p) { return framework::EventObject(p); };
+  requeue(factory.pvcs(), EventResource::kPersistentVolumeClaim, "PersistentVolumeClaim", as_obj);
+  requeue(factory.pvs(), EventResource::kPersistentVolume, "PersistentVolume", as_obj);
+  requeue(factory.storage_classes(), EventResource::kStorageClass, "StorageClass", as_obj);
+  requeue(factory.csi_nodes(), EventResource::kCSINode, "CSINode", as_obj);
+  requeue(factory.services(), EventResource::kService, "Service", as_obj);
+  requeue(factory.pod_groups(), EventResource::kPodGroup, "PodGroup", as_obj);
+  factory.Start();
+
+  // Wait for the first lists, so the first decisions see the whole cluster.
+  const auto sync_deadline = std::chrono::steady_clock::now() + options.cache_sync_timeout;
+  while (!factory.HasSynced()) {
+    if (Stopping()) {
+      factory.Stop();
+      return 0;
+    }
+    if (std::chrono::steady_clock::now() > sync_deadline) {
+      std::string kinds;
+      for (const auto& k : factory.Unsynced()) kinds += (kinds.empty() ? "" : ", ") + k;
+      BERTH_ERROR() << "caches did not sync within " << options.cache_sync_timeout.count()
+                    << "s: " << kinds;
+      factory.Stop();
+      return 1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  BERTH_LOG(0) << "caches synced: " << sched.cache().NodeCount() << " nodes, "
+               << objects.pods.Size() << " pods";
+
+  std::unique_ptr<informers::LeaderElector> elector;
+  if (cfg.leader_election.leader_elect) {
+    informers::LeaderElectionConfig le;
+    le.lease_namespace = cfg.leader_election.resource_namespace.empty()
+                             ? options.pod_namespace
+                             : cfg.leader_election.resource_namespace;
+    le.lease_name = cfg.leader_election.resource_name;
+    le.lease_duration = cfg.leader_election.lease_duration;
+    le.renew_deadline = cfg.leader_election.renew_deadline;
+    le.retry_period = cfg.leader_election.retry_period;
+    le.on_started_leading = [this] {
+      BERTH_LOG(0) << "became leader: scheduling starts";
+      Signal(&leading);
+    };
+    le.on_stopped_leading = [this] {
+      if (Stopping()) return;
+      BERTH_ERROR() << "leader election lost";
+      Signal(&failed);
+    };
+    le.on_new_leader = [](const std::string& id) { BERTH_LOG(0) << "leader is " << id; };
+    auto e = informers::LeaderElector::Create(*client, le);
+    if (!e.ok()) {
+      BERTH_ERROR() << "leader election: " << e.error();
+      factory.Stop();
+      return 1;
+    }
+    elector = std::move(*e);
+    BERTH_LOG(0) << "campaigning for lease " << le.lease_namespace << "/" << le.lease_name
+                 << " as " << elector->identity();
+    elector->Start();
+  } else {
+    Signal(&leading);
+  }
+
+  std::thread scheduling([&] {
+    {
+      std::unique_lock lock(mu);
+      cv.wait(lock, [&] { return leading || shutdown || failed; });
+      if (shutdown || failed) return;
+    }
+    while (!Stopping()) {
+      if (!sched.ScheduleOne(/*block=*/true)) break;  // queue closed
+    }
+  });
+  std::thread timers([&] {
+    auto last_backoff = std::chrono::steady_clock::now();
+    auto last_leftover = last_backoff;
+    std::unique_lock lock(mu);
+    while (!shutdown && !failed) {
+      cv.wait_for(lock, std::chrono::milliseconds(100));
+      if (shutdown || failed) break;
+      lock.unlock();
+      sched.ExpireWaitingPods();
+      auto now = std::chrono::steady_clock::now();
+      if (now - last_backoff >= std::chrono::seconds(1)) {
+        sched.queue().FlushBackoffCompleted();
+        last_backoff = now;
+      }
+      if (now - last_leftover >= std::chrono::seconds(30)) {
+        sched.queue().FlushUnschedulableLeftover();
+        last_leftover = now;
+      }
+      lock.lock();
+    }
+  });
+
+  {
+    std::unique_lock lock(mu);
+    cv.wait(lock, [&] { return shutdown || failed; });
+  }
+  const bool was_failure = failed && !shutdown;
+  BERTH_LOG(0) << (was_failure ? "stopping after a fatal error" : "shutting down");
+  sched.queue().Close();
+  scheduling.join();
+  timers.join();
+  // Waiting pods would hold binding workers forever: reject them (their Unreserve runs).
+  for (const auto& [name, fwk] : sched.profiles()) {
+    fwk->IterateOverWaitingPods(
+        [](framework::WaitingPod& wp) { wp.Reject("", "scheduler is shutting down"); });
+  }
+  executor.reset();  // finishes bindings in flight
+  factory.Stop();
+  if (elector) elector->Stop();
+  api_sink.Flush(std::chrono::seconds(2));
+  return was_failure ? 1 : 0;
+}
+
+}  // namespace berth::run
