@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
-#include <iostream>
 #include <unordered_set>
 #include <utility>
 
+#include "base/log.h"
 #include "informers/api/json/parse.h"
 
 namespace berth::informers {
@@ -53,7 +53,7 @@ bool IsBlank(std::string_view line) {
 
 }  // namespace
 
-void LogToStderr(std::string_view line) { std::cerr << "berth: " << line << "\n"; }
+void LogToStderr(std::string_view line) { log::Line("I") << line; }
 
 std::string ObjectKey(const api::Value& obj) {
   const api::Value* meta = obj.Find("metadata");

@@ -50,7 +50,7 @@ using ObjectPtr = std::shared_ptr<const void>;
 using DecodeFn = std::function<Result<ObjectPtr>(const api::Value&)>;
 using LogFn = std::function<void(std::string_view line)>;
 
-// Writes `line` to stderr (the default LogFn).
+// Writes `line` to stderr through base/log.h (the default LogFn).
 void LogToStderr(std::string_view line);
 
 struct ReflectorOptions {

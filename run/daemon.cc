@@ -213,13 +213,19 @@ int Daemon::Impl::Run() {
     };
     le.on_stopped_leading = [this] {
       if (Stopping()) return;
-      BERTH_ERROR() << "leader election lost";
-      Signal(&failed);
+      // Unlike kube-scheduler, which exits, berth pauses and campaigns again: its informers
+      // keep the cache current, and binding preconditions make a late bind fail with 409.
+      BERTH_WARN() << "lost the lease: scheduling paused until re-elected";
+      {
+        std::lock_guard lock(mu);
+        leading = false;
+      }
+      cv.notify_all();
     };
     le.on_new_leader = [](const std::string& id) { BERTH_LOG(0) << "leader is " << id; };
     auto e = informers::LeaderElector::Create(*client, le);
     if (!e.ok()) {
-      BERTH_ERROR() << "leader election: " << e.error();
+      BERTH_ERROR() << e.error();
       factory.Stop();
       return 1;
     }
@@ -232,13 +238,13 @@ int Daemon::Impl::Run() {
   }
 
   std::thread scheduling([&] {
-    {
-      std::unique_lock lock(mu);
-      cv.wait(lock, [&] { return leading || shutdown || failed; });
-      if (shutdown || failed) return;
-    }
-    while (!Stopping()) {
-      if (!sched.ScheduleOne(/*block=*/true)) break;  // queue closed
+    for (;;) {
+      {
+        std::unique_lock lock(mu);
+        cv.wait(lock, [&] { return leading || shutdown || failed; });
+        if (shutdown || failed) return;
+      }
+          if (!sched.ScheduleOne(/*block=*/true)) return;  // queue closed
     }
   });
   std::thread timers([&] {

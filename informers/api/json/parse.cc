@@ -262,7 +262,12 @@ class YamlBuilder : public YAML::EventHandler {
  public:
   std::vector<Value> TakeDocuments() { return std::move(docs_); }
 
-  void OnDocumentStart(const YAML::Mark&) override {
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    // yaml-cpp 0.7 can report the same empty document forever on a stray token such as a leading
+    // ',' (jbeder/yaml-cpp#1040, fixed upstream by #1319): two documents never start at the same
+    // position, so treat that as the error it is.
+    if (mark.pos == last_document_pos_) throw BuildError(mark, "unexpected token");
+    last_document_pos_ = mark.pos;
     stack_.clear();
     anchors_.clear();
     root_ = Value();
@@ -382,6 +387,7 @@ class YamlBuilder : public YAML::EventHandler {
   Value root_;
   bool has_root_ = false;
   size_t expanded_ = 0;
+  int last_document_pos_ = -1;
 };
 
 void AppendEscaped(const std::string& s, std::string* out) {

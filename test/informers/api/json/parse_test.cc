@@ -195,6 +195,15 @@ TEST(ParseYamlTest, ErrorsCarryLineAndColumn) {
   }
 }
 
+TEST(ParseYamlTest, StrayTokensDoNotHang) {
+  // yaml-cpp 0.7 loops forever on these (jbeder/yaml-cpp#1040) unless the builder stops it.
+  for (const char* text : {",", ",\napiVersion: v1\n", " ,\na", "a: 1\n---\n,\n", "[:", "{:"}) {
+    auto docs = ParseYamlDocuments(text);
+    ASSERT_FALSE(docs.ok()) << text;
+    EXPECT_EQ(docs.error().rfind("line ", 0), 0u) << docs.error();
+  }
+}
+
 TEST(ParseYamlTest, TruncatedDocument) {
   std::string pod =
       "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web\nspec:\n  containers:\n"

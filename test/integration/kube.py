@@ -1,0 +1,185 @@
+"""A small client for the test kube-apiserver (stdlib only: no kubectl, no pip packages).
+
+Cluster(dir) starts etcd + kube-apiserver with test/cluster/up and stops them with down.
+Requests use the admin token and verify the API server's certificate.
+"""
+import json
+import os
+import shutil
+import signal
+import ssl
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+TOKEN = "berth-test-admin-token"
+
+
+class ApiError(Exception):
+    def __init__(self, code, body):
+        super().__init__(f"HTTP {code}: {body[:300]}")
+        self.code = code
+        self.body = body
+
+
+class Cluster:
+    def __init__(self):
+        self.dir = tempfile.mkdtemp(prefix="berth-it-")
+        self.procs = []
+        self.up()
+
+    def up(self):
+        env = dict(os.environ)
+        if os.path.exists(os.path.join(self.dir, "env")):
+            # Restart on the same port, so clients reconnect to the same address.
+            env["API_PORT"] = self.env()["API_PORT"]
+        out = subprocess.run([os.path.join(ROOT, "test/cluster/up"), self.dir], env=env,
+                             capture_output=True, text=True)
+        if out.returncode != 0:
+            raise RuntimeError("test/cluster/up failed:\n" + out.stdout + out.stderr)
+        self.kubeconfig = os.path.join(self.dir, "kubeconfig")
+        self.port = int(self.env()["API_PORT"])
+        self.ctx = ssl.create_default_context(cafile=os.path.join(self.dir, "certs/apiserver.crt"))
+
+    def env(self):
+        with open(os.path.join(self.dir, "env")) as f:
+            return dict(line.strip().split("=", 1) for line in f if "=" in line)
+
+    def stop_apiserver(self):
+        subprocess.run([os.path.join(ROOT, "test/cluster/down"), self.dir, "--keep-etcd"], check=True)
+
+    def close(self):
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        subprocess.run([os.path.join(ROOT, "test/cluster/down"), self.dir])
+        if os.environ.get("BERTH_KEEP_TEST_DIRS") != "1":
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+    # ---- REST ----
+    def request(self, method, path, body=None, content_type="application/json"):
+        data = None if body is None else json.dumps(body).encode()
+        req = urllib.request.Request(f"https://127.0.0.1:{self.port}{path}", data=data,
+                                     method=method)
+        req.add_header("Authorization", "Bearer " + TOKEN)
+        if data is not None:
+            req.add_header("Content-Type", content_type)
+        try:
+            with urllib.request.urlopen(req, context=self.ctx, timeout=30) as r:
+                raw = r.read()
+                return json.loads(raw) if raw else None
+        except urllib.error.HTTPError as e:
+            raise ApiError(e.code, e.read().decode(errors="replace")) from None
+
+    def create(self, path, obj):
+        return self.request("POST", path, obj)
+
+    def get(self, path):
+        return self.request("GET", path)
+
+    def items(self, path):
+        return self.get(path)["items"]
+
+    def delete(self, path):
+        return self.request("DELETE", path, {"gracePeriodSeconds": 0})
+
+    # ---- objects ----
+    def node(self, name, cpu="4", memory="32Gi", pods="110", labels=None, taints=None):
+        obj = {"apiVersion": "v1", "kind": "Node",
+               "metadata": {"name": name, "labels": dict({"kubernetes.io/hostname": name},
+                                                          **(labels or {}))},
+               "spec": {"taints": taints or []},
+               "status": {"capacity": {"cpu": cpu, "memory": memory, "pods": pods},
+                          "allocatable": {"cpu": cpu, "memory": memory, "pods": pods},
+                          "conditions": [{"type": "Ready", "status": "True"}]}}
+        return self.create("/api/v1/nodes", obj)
+
+    def pod(self, name, cpu="100m", memory="128Mi", scheduler="berth-scheduler", ns="default",
+            extra_spec=None):
+        spec = {"schedulerName": scheduler,
+                "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10",
+                                "resources": {"requests": {"cpu": cpu, "memory": memory}}}]}
+        spec.update(extra_spec or {})
+        obj = {"apiVersion": "v1", "kind": "Pod",
+               "metadata": {"name": name, "namespace": ns}, "spec": spec}
+        return self.create(f"/api/v1/namespaces/{ns}/pods", obj)
+
+    def pods(self, ns="default"):
+        return self.items(f"/api/v1/namespaces/{ns}/pods")
+
+    def events(self, ns="default"):
+        return self.items(f"/apis/events.k8s.io/v1/namespaces/{ns}/events")
+
+    # ---- berth ----
+    def start_berth(self, name, config_yaml, extra_args=()):
+        """Starts `berth run` with this config; its log goes to <dir>/<name>.log."""
+        cfg = os.path.join(self.dir, name + ".config.yaml")
+        with open(cfg, "w") as f:
+            f.write(config_yaml)
+        log_path = os.path.join(self.dir, name + ".log")
+        with open(log_path, "w") as log:
+            p = subprocess.Popen([berth_binary(), "run", "--config", cfg, "--kubeconfig",
+                                  self.kubeconfig, *extra_args], stdout=log,
+                                 stderr=subprocess.STDOUT)
+        p.log_path = log_path
+        self.procs.append(p)
+        return p
+
+    def log_of(self, p):
+        with open(p.log_path) as f:
+            return f.read()
+
+
+def berth_binary():
+    path = os.environ.get("BERTH_BINARY") or os.path.join(ROOT, "build/cmd/berth/berth")
+    if not os.path.exists(path):
+        raise RuntimeError(f"berth binary not found at {path}: build first (scripts/setup)")
+    return path
+
+
+def config(lease="berth-scheduler", leader_elect=True, lease_seconds=15, extra=""):
+    return f"""apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+clientConnection: {{qps: 200, burst: 400}}
+leaderElection:
+  leaderElect: {"true" if leader_elect else "false"}
+  resourceName: {lease}
+  resourceNamespace: default
+  leaseDuration: {lease_seconds}s
+  renewDeadline: {max(2, lease_seconds * 2 // 3)}s
+  retryPeriod: 1s
+profiles:
+- schedulerName: berth-scheduler
+{extra}"""
+
+
+def wait_for(fn, timeout, interval=0.2, what="condition"):
+    """Polls fn() until it returns a truthy value; returns it, or raises after timeout."""
+    deadline = time.time() + timeout
+    last = None
+    while time.time() < deadline:
+        last = fn()
+        if last:
+            return last
+        time.sleep(interval)
+    raise AssertionError(f"timed out after {timeout}s waiting for {what}; last value: {last!r}")
+
+
+def quantity(q):
+    """Parses the quantities used in these tests into milli-units (cpu) or bytes (memory)."""
+    suffixes = {"m": 0.001, "Ki": 1024, "Mi": 1024 ** 2, "Gi": 1024 ** 3, "k": 1e3, "M": 1e6,
+                "G": 1e9}
+    for s in sorted(suffixes, key=len, reverse=True):
+        if q.endswith(s):
+            return float(q[: -len(s)]) * suffixes[s]
+    return float(q)
+
+
+def sigkill(p):
+    p.send_signal(signal.SIGKILL)
+    p.wait()
