@@ -48,9 +48,9 @@ class Line {
 
 }  // namespace berth::log
 
-#define BERTH_LOG(level)                                    \
-  if ((level) > ::berth::log::Verbosity().load()) {         \
-  } else                                                    \
+#define BERTH_LOG(level)                            \
+  if ((level) > ::berth::log::Verbosity().load()) { \
+  } else                                            \
     ::berth::log::Line((level) == 0 ? "I" : "V")
 #define BERTH_WARN() ::berth::log::Line("W")
 #define BERTH_ERROR() ::berth::log::Line("E")

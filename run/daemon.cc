@@ -42,8 +42,8 @@ class LoggingSink final : public scheduler::OutcomeSink {
   }
   void Failed(const framework::PodInfo& pod, const std::string& reason, const std::string& message,
               const std::string& profile) override {
-    BERTH_LOG(0) << "unschedulable pod=" << pod.key << " reason=" << reason << " took="
-                 << Took(pod.Uid(), false) << " message=\"" << message << "\"";
+    BERTH_LOG(0) << "unschedulable pod=" << pod.key << " reason=" << reason
+                 << " took=" << Took(pod.Uid(), false) << " message=\"" << message << "\"";
     next_.Failed(pod, reason, message, profile);
   }
 
@@ -52,9 +52,9 @@ class LoggingSink final : public scheduler::OutcomeSink {
     std::lock_guard lock(mu_);
     auto it = started_.find(uid);
     if (it == started_.end()) return "?";
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                          it->second)
-                    .count();
+    double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - it->second)
+            .count();
     if (erase) started_.erase(it);
     char buf[32];
     std::snprintf(buf, sizeof(buf), "%.1fms", ms);
@@ -112,16 +112,16 @@ int Daemon::Impl::Run() {
                << cfg.profiles.size() << ", qps " << cfg.client_connection.qps << " burst "
                << cfg.client_connection.burst;
 
-  writers::KubeApiWriter api_writer(*client, [this](const api::Pod& pod,
-                                                    std::shared_ptr<const api::Pod> current) {
-    // The API server says the pod was deleted or bound elsewhere: update the store now so the
-    // failure handler drops the pod quietly (the informer will confirm shortly).
-    if (current) {
-      objects.pods.Upsert(std::move(current));
-    } else {
-      objects.pods.Remove(pod.Key());
-    }
-  });
+  writers::KubeApiWriter api_writer(
+      *client, [this](const api::Pod& pod, std::shared_ptr<const api::Pod> current) {
+        // The API server says the pod was deleted or bound elsewhere: update the store now so the
+        // failure handler drops the pod quietly (the informer will confirm shortly).
+        if (current) {
+          objects.pods.Upsert(std::move(current));
+        } else {
+          objects.pods.Remove(pod.Key());
+        }
+      });
   writers::KubeOutcomeSink api_sink(*client, clock, "berth-scheduler-" + Hostname());
   LoggingSink sink(api_sink);
   // Destroyed explicitly before the scheduler its tasks use (see the end of Run).
@@ -230,8 +230,8 @@ int Daemon::Impl::Run() {
       return 1;
     }
     elector = std::move(*e);
-    BERTH_LOG(0) << "campaigning for lease " << le.lease_namespace << "/" << le.lease_name
-                 << " as " << elector->identity();
+    BERTH_LOG(0) << "campaigning for lease " << le.lease_namespace << "/" << le.lease_name << " as "
+                 << elector->identity();
     elector->Start();
   } else {
     Signal(&leading);
@@ -244,7 +244,7 @@ int Daemon::Impl::Run() {
         cv.wait(lock, [&] { return leading || shutdown || failed; });
         if (shutdown || failed) return;
       }
-          if (!sched.ScheduleOne(/*block=*/true)) return;  // queue closed
+      if (!sched.ScheduleOne(/*block=*/true)) return;  // queue closed
     }
   });
   std::thread timers([&] {

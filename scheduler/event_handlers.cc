@@ -78,8 +78,8 @@ void Scheduler::AddPod(std::shared_ptr<const api::Pod> pod) {
     const api::Pod* raw = pod.get();
     cache_.AddPod(framework::MakePodInfo(std::move(pod)));
     queue_->MoveAllToActiveOrBackoffQueue(
-        ClusterEvent{EventResource::kAssignedPod, action::kAdd, "AssignedPodAdd"},
-        std::monostate{}, raw);
+        ClusterEvent{EventResource::kAssignedPod, action::kAdd, "AssignedPodAdd"}, std::monostate{},
+        raw);
     return;
   }
   if (Responsible(*pod)) queue_->Add(framework::MakePodInfo(std::move(pod)));
@@ -101,8 +101,8 @@ void Scheduler::UpdatePod(const api::Pod& old_pod, std::shared_ptr<const api::Po
     if (Terminal(*pod)) {
       cache_.RemovePod(old_pod);
       queue_->MoveAllToActiveOrBackoffQueue(
-          ClusterEvent{EventResource::kAssignedPod, action::kDelete, "AssignedPodDelete"},
-          &old_pod, std::monostate{});
+          ClusterEvent{EventResource::kAssignedPod, action::kDelete, "AssignedPodDelete"}, &old_pod,
+          std::monostate{});
       return;
     }
     uint32_t bits = action::kUpdatePodOther;

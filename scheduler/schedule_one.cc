@@ -79,8 +79,7 @@ bool Scheduler::ScheduleOne(bool block) {
   binder::BindingTask task;
   task.waiting = fwk->WaitingPodFor(pod.Uid());
   task.run = [this, fwk, state, qpi, assumed, host = result.host, cycle]() mutable {
-    BindingCycle(fwk, std::move(state), std::move(qpi), std::move(assumed), std::move(host),
-                 cycle);
+    BindingCycle(fwk, std::move(state), std::move(qpi), std::move(assumed), std::move(host), cycle);
   };
   deps_.executor->Submit(std::move(task));
   return true;
@@ -101,8 +100,8 @@ Status Scheduler::SchedulingCycle(runtime::Framework& fwk, framework::CycleState
       if (ps.code() == Code::kError) return ps;
       diag->post_filter_msg = ps.Message();
     }
-    return Status(Code::kUnschedulable, framework::FitErrorMessage(
-                                            static_cast<int>(snapshot_.NumNodes()), *diag));
+    return Status(Code::kUnschedulable,
+                  framework::FitErrorMessage(static_cast<int>(snapshot_.NumNodes()), *diag));
   }
 
   // Assume: the cache counts the pod on the host from now on.
@@ -167,8 +166,7 @@ Status Scheduler::SchedulePod(runtime::Framework& fwk, framework::CycleState& st
     score_table_.totals.assign(feasible_buf_.size(), 1);
   }
   result->host = SelectHost(feasible_buf_, score_table_.totals);
-  result->evaluated_nodes =
-      static_cast<int>(feasible_buf_.size() + diag->node_to_status.Size());
+  result->evaluated_nodes = static_cast<int>(feasible_buf_.size() + diag->node_to_status.Size());
   result->feasible_nodes = static_cast<int>(feasible_buf_.size());
   return Status();
 }
@@ -393,8 +391,7 @@ void Scheduler::HandleBindingCycleError(runtime::Framework* fwk, framework::Cycl
     diag.unschedulable_plugins.insert(status.plugin());
     // Requeue the pod first so that this event, which it caused itself, does not move it.
     FailureHandler(*fwk, qpi, status, &diag, cycle);
-    queue_->MoveAllToActiveOrBackoffQueue(event, &assumed->Pod(), std::monostate{},
-                                          assumed->Uid());
+    queue_->MoveAllToActiveOrBackoffQueue(event, &assumed->Pod(), std::monostate{}, assumed->Uid());
   } else {
     queue_->MoveAllToActiveOrBackoffQueue(event, &assumed->Pod(), std::monostate{}, "");
     FailureHandler(*fwk, qpi, status, &diag, cycle);

@@ -61,8 +61,8 @@ struct SchedulerDeps {
 };
 
 struct SchedulerOptions {
-  uint64_t seed = 1;       // tie-break PRNG
-  bool explain = false;    // collect Explanations
+  uint64_t seed = 1;     // tie-break PRNG
+  bool explain = false;  // collect Explanations
 };
 
 class Scheduler {
@@ -133,8 +133,8 @@ class Scheduler {
   std::string SelectHost(const std::vector<const framework::NodeInfo*>& nodes,
                          const std::vector<int64_t>& totals);
   void BindingCycle(runtime::Framework* fwk, std::shared_ptr<framework::CycleState> state,
-                    queue::QueuedPodInfoPtr qpi, framework::PodInfoPtr assumed,
-                    std::string host, int64_t cycle);
+                    queue::QueuedPodInfoPtr qpi, framework::PodInfoPtr assumed, std::string host,
+                    int64_t cycle);
   void HandleBindingCycleError(runtime::Framework* fwk, framework::CycleState& state,
                                const queue::QueuedPodInfoPtr& qpi,
                                const framework::PodInfoPtr& assumed, const std::string& host,
@@ -142,8 +142,8 @@ class Scheduler {
   void FailureHandler(runtime::Framework& fwk, const queue::QueuedPodInfoPtr& qpi,
                       const framework::Status& status, const framework::Diagnosis* diag,
                       int64_t cycle);
-  void Explain(runtime::Framework& fwk, framework::CycleState& state,
-               const framework::PodInfo& pod, const framework::Diagnosis& diag,
+  void Explain(runtime::Framework& fwk, framework::CycleState& state, const framework::PodInfo& pod,
+               const framework::Diagnosis& diag,
                const std::vector<const framework::NodeInfo*>& feasible);
 
   const config::SchedulerConfiguration cfg_;
@@ -154,7 +154,7 @@ class Scheduler {
   framework::Snapshot snapshot_;  // scheduling thread only
   std::map<std::string, std::unique_ptr<runtime::Framework>, std::less<>> profiles_;
   std::unique_ptr<queue::SchedulingQueue> queue_;
-  std::mt19937_64 rng_;             // scheduling thread only
+  std::mt19937_64 rng_;               // scheduling thread only
   size_t next_start_node_index_ = 0;  // scheduling thread only
   // Reused per cycle to avoid allocations (scheduling thread only).
   std::vector<const framework::NodeInfo*> feasible_buf_;

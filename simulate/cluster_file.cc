@@ -13,8 +13,8 @@ namespace berth::simulate {
 void ApplyPodDefaults(api::Pod& pod, size_t index) {
   if (pod.metadata.namespace_.empty()) pod.metadata.namespace_ = "default";
   if (pod.metadata.uid.empty()) {
-    pod.metadata.uid = "sim-" + std::to_string(index) + "-" + pod.metadata.namespace_ + "-" +
-                       pod.metadata.name;
+    pod.metadata.uid =
+        "sim-" + std::to_string(index) + "-" + pod.metadata.namespace_ + "-" + pod.metadata.name;
   }
   auto default_requests = [](std::vector<api::Container>& containers) {
     for (auto& c : containers) {

@@ -40,8 +40,8 @@ class Recorder final : public scheduler::OutcomeSink {
     r.node = node;
     r.message.clear();
   }
-  void Failed(const framework::PodInfo& pod, const std::string& reason,
-              const std::string& message, const std::string& profile) override {
+  void Failed(const framework::PodInfo& pod, const std::string& reason, const std::string& message,
+              const std::string& profile) override {
     std::lock_guard lock(mu_);
     auto& r = records_[pod.Uid()];
     r.status = reason == "SchedulerError" ? "Error" : "Unschedulable";
@@ -155,8 +155,7 @@ Result<api::Value> Run(const ClusterFile& cluster, const config::SchedulerConfig
   scheduler::SchedulerDeps deps{&clock, &objects, &writer, &executor, &recorder};
   // The node search is deterministic whatever the parallelism (see FindNodesThatPassFilters),
   // so the configured parallelism is kept.
-  auto created = scheduler::Scheduler::Create(cfg, registry, deps,
-                                              {options.seed, options.explain});
+  auto created = scheduler::Scheduler::Create(cfg, registry, deps, {options.seed, options.explain});
   if (!created.ok()) return Error{created.error()};
   scheduler::Scheduler& sched = **created;
 

@@ -187,8 +187,8 @@ void KubeOutcomeSink::RecordEvent(const api::Pod& pod, const std::string& type,
       req.body = api::json::ToJson(patch);
       auto r = client_.Do(req);
       if (!r.ok() || r->status >= 300) {
-        BERTH_LOG(2) << "event series update for " << pod.Key() << " failed: "
-                     << (r.ok() ? std::to_string(r->status) : r.error());
+        BERTH_LOG(2) << "event series update for " << pod.Key()
+                     << " failed: " << (r.ok() ? std::to_string(r->status) : r.error());
       }
       return;
     }
@@ -256,9 +256,9 @@ void KubeOutcomeSink::PatchCondition(const api::Pod& pod, const std::string& rea
   cond.Set("status", Str("False"));
   cond.Set("reason", Str(reason));
   cond.Set("message", Str(message));
-  cond.Set("lastTransitionTime",
-           Str(api::FormatTime(api::Time{clock_.Now().time_since_epoch().count() / 1000000 *
-                                         1000000})));
+  cond.Set(
+      "lastTransitionTime",
+      Str(api::FormatTime(api::Time{clock_.Now().time_since_epoch().count() / 1000000 * 1000000})));
   Value conds = Value::MakeArray();
   conds.Push(std::move(cond));
   Value status = Value::MakeObject();
@@ -272,8 +272,8 @@ void KubeOutcomeSink::PatchCondition(const api::Pod& pod, const std::string& rea
   req.body = api::json::ToJson(patch);
   auto r = client_.Do(req);
   if (!r.ok() || r->status >= 300) {
-    BERTH_LOG(1) << "updating PodScheduled of " << pod.Key() << " failed: "
-                 << (r.ok() ? "HTTP " + std::to_string(r->status) : r.error());
+    BERTH_LOG(1) << "updating PodScheduled of " << pod.Key()
+                 << " failed: " << (r.ok() ? "HTTP " + std::to_string(r->status) : r.error());
   }
 }
 

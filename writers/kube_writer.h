@@ -30,8 +30,7 @@ class KubeApiWriter final : public framework::ApiWriter {
   // on_gone(pod, current) is called when the API server says the pod no longer needs us: 404
   // (deleted; current == nullptr) or 409 because someone else bound it (current is the pod as
   // read back). The daemon updates its object store there, so the failure is dropped quietly.
-  using GoneFn =
-      std::function<void(const api::Pod& pod, std::shared_ptr<const api::Pod> current)>;
+  using GoneFn = std::function<void(const api::Pod& pod, std::shared_ptr<const api::Pod> current)>;
   KubeApiWriter(client::KubeClient& client, GoneFn on_gone);
 
   // Success on 201, or on 409 when the pod is already bound to this very node (a retried

@@ -1,21 +1,20 @@
 // berth: a secondary Kubernetes scheduler. Subcommands: simulate, version.
 // This file only parses flags and wires components; the logic lives in the libraries.
 
+#include <csignal>
 #include <cstring>
 #include <iostream>
 #include <map>
 #include <string>
-#include <vector>
-
-#include <csignal>
 #include <thread>
+#include <vector>
 
 #include "base/log.h"
 #include "config/load.h"
-#include "informers/client/config.h"
-#include "run/daemon.h"
 #include "informers/api/json/parse.h"
+#include "informers/client/config.h"
 #include "plugins/registry.h"
+#include "run/daemon.h"
 #include "simulate/cluster_file.h"
 #include "simulate/simulator.h"
 
@@ -152,8 +151,8 @@ int Run(int argc, char** argv) {
   } else {
     cfg = berth::config::DefaultConfig(registry.Names());
   }
-  std::string kubeconfig = f.values.count("kubeconfig") ? f.values["kubeconfig"]
-                                                         : cfg.client_connection.kubeconfig;
+  std::string kubeconfig =
+      f.values.count("kubeconfig") ? f.values["kubeconfig"] : cfg.client_connection.kubeconfig;
   berth::run::DaemonOptions options;
   options.config = cfg;
   if (!kubeconfig.empty()) {

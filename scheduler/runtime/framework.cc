@@ -76,8 +76,8 @@ Result<std::unique_ptr<Framework>> Framework::Create(const config::Profile& prof
     if (f->plugins_.count(name)) return {};
     const framework::PluginFactory* factory = registry.Find(name);
     if (factory == nullptr) {
-      return Error{where + ": unknown plugin \"" + name + "\"; known plugins: " +
-                   JoinNames(registry.Names())};
+      return Error{where + ": unknown plugin \"" + name +
+                   "\"; known plugins: " + JoinNames(registry.Names())};
     }
     framework::PluginContext ctx;
     ctx.handle = f.get();
@@ -96,8 +96,8 @@ Result<std::unique_ptr<Framework>> Framework::Create(const config::Profile& prof
   };
   const std::string mp_path = prefix + ".plugins.multiPoint.enabled";
   for (size_t i = 0; i < plugins.multi_point.enabled.size(); ++i) {
-    auto ok = instantiate(plugins.multi_point.enabled[i].name,
-                          mp_path + "[" + std::to_string(i) + "]");
+    auto ok =
+        instantiate(plugins.multi_point.enabled[i].name, mp_path + "[" + std::to_string(i) + "]");
     if (!ok) return Error{ok.error()};
   }
   for (const auto& ep : config::kExtensionPoints) {
@@ -110,8 +110,8 @@ Result<std::unique_ptr<Framework>> Framework::Create(const config::Profile& prof
   }
   for (const auto& pc : profile.plugin_config) {
     if (!f->plugins_.count(pc.name) && registry.Find(pc.name) == nullptr) {
-      return Error{pc.path + ": unknown plugin \"" + pc.name + "\"; known plugins: " +
-                   JoinNames(registry.Names())};
+      return Error{pc.path + ": unknown plugin \"" + pc.name +
+                   "\"; known plugins: " + JoinNames(registry.Names())};
     }
   }
 
@@ -132,13 +132,12 @@ Result<std::unique_ptr<Framework>> Framework::Create(const config::Profile& prof
     for (size_t i = 0; i < set.enabled.size(); ++i) {
       const auto& name = set.enabled[i].name;
       if (!Implements(f->plugins_[name].get(), ep.name)) {
-        return Error{prefix + ".plugins." + std::string(ep.name) + ".enabled[" +
-                     std::to_string(i) + "]: plugin \"" + name + "\" does not extend " +
-                     InterfaceName(ep.name)};
+        return Error{prefix + ".plugins." + std::string(ep.name) + ".enabled[" + std::to_string(i) +
+                     "]: plugin \"" + name + "\" does not extend " + InterfaceName(ep.name)};
       }
       if (!specific_set.insert(name).second) {
-        return Error{prefix + ".plugins." + std::string(ep.name) + ".enabled[" +
-                     std::to_string(i) + "]: plugin \"" + name + "\" already registered as \"" +
+        return Error{prefix + ".plugins." + std::string(ep.name) + ".enabled[" + std::to_string(i) +
+                     "]: plugin \"" + name + "\" already registered as \"" +
                      InterfaceName(ep.name) + "\""};
       }
       specific.push_back(name);
@@ -229,8 +228,8 @@ bool Framework::Less(const framework::QueuedPodInfo& a, const framework::QueuedP
   return queue_sort_->Less(a, b);
 }
 
-std::map<std::string, std::vector<framework::ClusterEventWithHint>, std::less<>>
-Framework::Events() const {
+std::map<std::string, std::vector<framework::ClusterEventWithHint>, std::less<>> Framework::Events()
+    const {
   std::map<std::string, std::vector<framework::ClusterEventWithHint>, std::less<>> out;
   for (const auto& [name, p] : plugins_) {
     if (const auto* e = dynamic_cast<const framework::EnqueueExtensions*>(p.get())) {
@@ -291,11 +290,10 @@ Status Framework::RunPreFilterLoop(framework::CycleState& state, const framework
       result->node_names = std::move(both);
     }
     if (result->node_names->empty()) {
-      std::string msg =
-          plugins_with_nodes->size() == 1
-              ? "node(s) didn't satisfy plugin " + plugins_with_nodes->front()
-              : "node(s) didn't satisfy plugin(s) " + GoList(*plugins_with_nodes) +
-                    " simultaneously";
+      std::string msg = plugins_with_nodes->size() == 1
+                            ? "node(s) didn't satisfy plugin " + plugins_with_nodes->front()
+                            : "node(s) didn't satisfy plugin(s) " + GoList(*plugins_with_nodes) +
+                                  " simultaneously";
       return Status(Code::kUnschedulableAndUnresolvable, msg);
     }
   }
@@ -361,8 +359,7 @@ Status Framework::RunPreScorePlugins(framework::CycleState& state, const framewo
   return Status();
 }
 
-Status Framework::RunScorePlugins(const framework::CycleState& state,
-                                  const framework::PodInfo& pod,
+Status Framework::RunScorePlugins(const framework::CycleState& state, const framework::PodInfo& pod,
                                   const std::vector<const framework::NodeInfo*>& nodes,
                                   ScoreTable* out) const {
   // Plugins that run this cycle, with their weights (at most a few dozen: no allocation once
@@ -473,8 +470,7 @@ Status Framework::RunPermitPlugins(framework::CycleState& state, framework::PodI
       continue;
     }
     if (s.IsRejected()) return std::move(s).WithPlugin(p->Name());
-    return Status::Error("running Permit plugin \"" + std::string(p->Name()) + "\": " +
-                         s.Message())
+    return Status::Error("running Permit plugin \"" + std::string(p->Name()) + "\": " + s.Message())
         .WithPlugin(p->Name());
   }
   if (deadlines.empty()) return Status();
@@ -528,8 +524,7 @@ Status Framework::RunBindPlugins(framework::CycleState& state, const framework::
     if (s.IsSkip()) continue;
     if (!s.IsSuccess()) {
       if (s.IsRejected()) return std::move(s).WithPlugin(p->Name());
-      return Status::Error("running Bind plugin \"" + std::string(p->Name()) +
-                           "\": " + s.Message())
+      return Status::Error("running Bind plugin \"" + std::string(p->Name()) + "\": " + s.Message())
           .WithPlugin(p->Name());
     }
     return s;

@@ -160,7 +160,7 @@ class Framework final : public framework::Handle {
   std::vector<const framework::BindPlugin*> bind_;
   std::vector<const framework::PostBindPlugin*> post_bind_;
 
-  mutable std::mutex waiting_mu_;  // guards waiting_
+  mutable std::mutex waiting_mu_;                                          // guards waiting_
   std::map<std::string, std::shared_ptr<framework::WaitingPod>> waiting_;  // by pod uid
 };
 

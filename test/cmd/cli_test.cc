@@ -54,10 +54,10 @@ TEST(CliTest, VersionAndUsage) {
 
 TEST(CliTest, EveryExampleRunsAndListsEachPendingPodOnce) {
   int examples = 0;
-  for (const auto& e : std::filesystem::directory_iterator(std::string(BERTH_SOURCE_DIR) +
-                                                           "/examples")) {
-    if (e.path().extension() != ".yaml" || e.path().filename().string().find("config") !=
-                                               std::string::npos) {
+  for (const auto& e :
+       std::filesystem::directory_iterator(std::string(BERTH_SOURCE_DIR) + "/examples")) {
+    if (e.path().extension() != ".yaml" ||
+        e.path().filename().string().find("config") != std::string::npos) {
       continue;
     }
     ++examples;
@@ -83,11 +83,12 @@ TEST(CliTest, EveryExampleRunsAndListsEachPendingPodOnce) {
 }
 
 TEST(CliTest, BadInputExitsTwoWithOneLineNamingTheField) {
-  std::string path = Write("bad.yaml",
-                           "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\n"
-                           "apiVersion: v1\nkind: Pod\nmetadata: {name: web-1, namespace: default}\n"
-                           "spec:\n  containers:\n  - name: c\n    resources: {requests: {cpu: "
-                           "1.5.3}}\n");
+  std::string path =
+      Write("bad.yaml",
+            "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\n"
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: web-1, namespace: default}\n"
+            "spec:\n  containers:\n  - name: c\n    resources: {requests: {cpu: "
+            "1.5.3}}\n");
   auto r = Berth("simulate --cluster " + path);
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.out, "");

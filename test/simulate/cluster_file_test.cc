@@ -72,9 +72,11 @@ TEST(ClusterFileTest, BadInputNamesFileDocumentObjectAndField) {
        "kind: List\nitems:\n- {kind: Node, apiVersion: v1, metadata: {name: n1}, spec: {taints: "
        "[{key: k, effect: Sometimes}]}}\n",
        "c.yaml: document 1: items[0]: Node n1: spec.taints[0].effect"},
-      {"not an object", "- a\n- b\n", "c.yaml: document 1: expected a Kubernetes object, got array"},
-      {"duplicate", "kind: Node\napiVersion: v1\nmetadata: {name: n1}\n---\nkind: Node\napiVersion: "
-                    "v1\nmetadata: {name: n1}\n",
+      {"not an object", "- a\n- b\n",
+       "c.yaml: document 1: expected a Kubernetes object, got array"},
+      {"duplicate",
+       "kind: Node\napiVersion: v1\nmetadata: {name: n1}\n---\nkind: Node\napiVersion: "
+       "v1\nmetadata: {name: n1}\n",
        "c.yaml: document 2: Node n1: defined twice"},
       {"broken yaml", "kind: Node\nmetadata: {name: [\n", "c.yaml: line "},
   };

@@ -1,8 +1,6 @@
 // `berth simulate` end to end on in-memory cluster files: placements, messages, order,
 // determinism, explanations, and the NodeLabel plugin through a config file.
 
-#include "simulate/simulator.h"
-
 #include <gtest/gtest.h>
 
 #include <set>
@@ -10,6 +8,7 @@
 #include "config/load.h"
 #include "informers/api/json/parse.h"
 #include "plugins/registry.h"
+#include "simulate/simulator.h"
 
 namespace berth::simulate {
 namespace {
@@ -83,9 +82,10 @@ TEST_F(SimulateTest, RunningPodsCountAndOtherSchedulersArePassedOver) {
 }
 
 TEST_F(SimulateTest, CreationTimestampOrderThenFileOrderThenPriority) {
-  auto pods = Run(Node("n1", "8") + Pod("late", "1", "", ", creationTimestamp: \"2024-01-02T00:00:00Z\"") +
-                  Pod("early", "1", "", ", creationTimestamp: \"2024-01-01T00:00:00Z\"") +
-                  Pod("nots", "1") + Pod("high", "1", "  priority: 1000\n"));
+  auto pods =
+      Run(Node("n1", "8") + Pod("late", "1", "", ", creationTimestamp: \"2024-01-02T00:00:00Z\"") +
+          Pod("early", "1", "", ", creationTimestamp: \"2024-01-01T00:00:00Z\"") +
+          Pod("nots", "1") + Pod("high", "1", "  priority: 1000\n"));
   ASSERT_EQ(pods.size(), 4u);
   // Priority first; then the pods without a timestamp (they sort as oldest, file order), then
   // by creation time.
@@ -141,8 +141,7 @@ TEST_F(SimulateTest, SameSeedSameOutputAndTiesAreBrokenBySeed) {
 TEST_F(SimulateTest, ExplainShowsReasonsPerNodeAndScoresPerPlugin) {
   Options o;
   o.explain = true;
-  auto pods = Run(Node("small", "1") + Node("big", "8") + Node("big2", "4") + Pod("p", "2"), "",
-                  o);
+  auto pods = Run(Node("small", "1") + Node("big", "8") + Node("big2", "4") + Pod("p", "2"), "", o);
   ASSERT_EQ(pods.size(), 1u);
   const api::Value* filter = pods[0].Find("filter");
   ASSERT_NE(filter, nullptr);
@@ -180,7 +179,8 @@ profiles:
       presentLabelsPreference: [a, b, c]
       absentLabelsPreference: [d]
 )";
-  auto pods = Run(Node("plain", "4", "storage: x") + Node("preferred", "4", "storage: x, a: \"1\", b: \"1\"") +
+  auto pods = Run(Node("plain", "4", "storage: x") +
+                      Node("preferred", "4", "storage: x, a: \"1\", b: \"1\"") +
                       Node("nostorage", "4", "a: \"1\", b: \"1\", c: \"1\"") + Pod("p", "1"),
                   config, Options{1, true});
   ASSERT_EQ(pods.size(), 1u);

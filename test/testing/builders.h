@@ -1,7 +1,8 @@
 #pragma once
 // Readable builders for unit tests:
 //   auto pod = MakePod("p").Namespace("ns").Req({{"cpu", "1"}, {"memory", "1Gi"}}).Obj();
-//   auto node = MakeNode("n1").Capacity({{"cpu", "4"}, {"memory", "8Gi"}}).Label("zone", "a").Obj();
+//   auto node = MakeNode("n1").Capacity({{"cpu", "4"}, {"memory", "8Gi"}}).Label("zone",
+//   "a").Obj();
 // Quantities are parsed with api::Quantity::Parse and must be valid (the builder aborts otherwise).
 
 #include <cstdlib>

@@ -20,13 +20,13 @@ using testing::MakePod;
 //   {"filter": "reject"|"error"|"skip-prefilter", "score": N, "permit": "wait"|"reject",
 //    "reserve": "fail", "nodes": ["n1"]}
 class Fake : public framework::PreEnqueuePlugin,
-                   public framework::PreFilterPlugin,
-                   public framework::FilterPlugin,
-                   public framework::PreScorePlugin,
-                   public framework::ScorePlugin,
-                   public framework::ReservePlugin,
-                   public framework::PermitPlugin,
-                   public framework::BindPlugin {
+             public framework::PreFilterPlugin,
+             public framework::FilterPlugin,
+             public framework::PreScorePlugin,
+             public framework::ScorePlugin,
+             public framework::ReservePlugin,
+             public framework::PermitPlugin,
+             public framework::BindPlugin {
  public:
   Fake(std::string name, const api::Value* args, std::vector<std::string>* log)
       : name_(std::move(name)), log_(log) {
@@ -61,8 +61,8 @@ class Fake : public framework::PreEnqueuePlugin,
                   const std::vector<const framework::NodeInfo*>&) const override {
     return {};
   }
-  Status Score(const framework::CycleState&, const framework::PodInfo&,
-               const framework::NodeInfo&, int64_t* score) const override {
+  Status Score(const framework::CycleState&, const framework::PodInfo&, const framework::NodeInfo&,
+               int64_t* score) const override {
     *score = score_;
     return {};
   }
