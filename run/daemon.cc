@@ -1,5 +1,7 @@
 #include "run/daemon.h"
 
+#include "run/podgroup_controller.h"
+
 #include <unistd.h>
 
 #include <map>
@@ -175,12 +177,33 @@ int Daemon::Impl::Run() {
   requeue(factory.csi_nodes(), EventResource::kCSINode, "CSINode", as_obj);
   requeue(factory.services(), EventResource::kService, "Service", as_obj);
   requeue(factory.pod_groups(), EventResource::kPodGroup, "PodGroup", as_obj);
+  // Gang status, as scheduler-plugins' PodGroup controller keeps it (leader only).
+  PodGroupController pg_controller(*client, objects, clock, [this] {
+    std::lock_guard lock(mu);
+    return leading;
+  });
+  factory.pods().AddEventHandlers({
+      [&](const auto& p) { pg_controller.Enqueue(PodGroupController::GroupKeyOf(*p)); },
+      [&](const auto& o, const auto& n) {
+        pg_controller.Enqueue(PodGroupController::GroupKeyOf(*o));
+        pg_controller.Enqueue(PodGroupController::GroupKeyOf(*n));
+      },
+      [&](const auto& p) { pg_controller.Enqueue(PodGroupController::GroupKeyOf(*p)); },
+  });
+  auto group_key = [](const auto& g) { return g->metadata.namespace_ + "/" + g->metadata.name; };
+  factory.pod_groups().AddEventHandlers({
+      [&](const auto& g) { pg_controller.Enqueue(group_key(g)); },
+      [&](const auto&, const auto& g) { pg_controller.Enqueue(group_key(g)); },
+      nullptr,
+  });
   factory.Start();
+  pg_controller.Start();
 
   // Wait for the first lists, so the first decisions see the whole cluster.
   const auto sync_deadline = std::chrono::steady_clock::now() + options.cache_sync_timeout;
   while (!factory.HasSynced()) {
     if (Stopping()) {
+      pg_controller.Stop();
       factory.Stop();
       return 0;
     }
@@ -189,6 +212,7 @@ int Daemon::Impl::Run() {
       for (const auto& k : factory.Unsynced()) kinds += (kinds.empty() ? "" : ", ") + k;
       BERTH_ERROR() << "caches did not sync within " << options.cache_sync_timeout.count()
                     << "s: " << kinds;
+      pg_controller.Stop();
       factory.Stop();
       return 1;
     }
@@ -226,6 +250,7 @@ int Daemon::Impl::Run() {
     auto e = informers::LeaderElector::Create(*client, le);
     if (!e.ok()) {
       BERTH_ERROR() << e.error();
+      pg_controller.Stop();
       factory.Stop();
       return 1;
     }
@@ -284,6 +309,7 @@ int Daemon::Impl::Run() {
         [](framework::WaitingPod& wp) { wp.Reject("", "scheduler is shutting down"); });
   }
   executor.reset();  // finishes bindings in flight
+  pg_controller.Stop();
   factory.Stop();
   if (elector) elector->Stop();
   api_sink.Flush(std::chrono::seconds(2));
