@@ -231,9 +231,10 @@ int Daemon::Impl::Run() {
     le.lease_duration = cfg.leader_election.lease_duration;
     le.renew_deadline = cfg.leader_election.renew_deadline;
     le.retry_period = cfg.leader_election.retry_period;
-    le.on_started_leading = [this] {
+    le.on_started_leading = [this, &pg_controller] {
       BERTH_LOG(0) << "became leader: scheduling starts";
       Signal(&leading);
+      pg_controller.EnqueueAll();  // statuses a standby left alone
     };
     le.on_stopped_leading = [this] {
       if (Stopping()) return;

@@ -91,6 +91,12 @@ void PodGroupController::Enqueue(const std::string& key) {
   cv_.notify_one();
 }
 
+void PodGroupController::EnqueueAll() {
+  for (const auto& g : objects_.pod_groups.List()) {
+    Enqueue(g->metadata.namespace_ + "/" + g->metadata.name);
+  }
+}
+
 void PodGroupController::Loop() {
   for (;;) {
     std::string key;
@@ -100,10 +106,8 @@ void PodGroupController::Loop() {
       cv_.wait_for(lock, std::chrono::seconds(30), [&] { return stop_ || !queue_.empty(); });
       if (stop_) return;
       if (queue_.empty()) {
-        for (const auto& g : objects_.pod_groups.List()) {
-          std::string k = g->metadata.namespace_ + "/" + g->metadata.name;
-          if (queued_.insert(k).second) queue_.push_back(k);
-        }
+        lock.unlock();
+        EnqueueAll();
         continue;
       }
       key = std::move(queue_.front());

@@ -44,6 +44,8 @@ class PodGroupController {
   void Stop();
   // "ns/name" of a PodGroup to reconcile.
   void Enqueue(const std::string& key);
+  // Every known PodGroup (e.g. after becoming leader: what the standby skipped).
+  void EnqueueAll();
   // The group key of a pod ("ns/<label>"), or "" when it has no pod-group label.
   static std::string GroupKeyOf(const api::Pod& pod);
 
