@@ -7,10 +7,12 @@
 #include <map>
 
 #include "base/log.h"
+#include "informers/api/json/parse.h"
 #include "informers/client/beast_client.h"
 #include "informers/informer.h"
 #include "informers/leader_election.h"
 #include "scheduler/binder/binder.h"
+#include "scheduler/metrics/metrics.h"
 #include "scheduler/scheduler.h"
 #include "writers/kube_writer.h"
 
@@ -67,6 +69,59 @@ class LoggingSink final : public scheduler::OutcomeSink {
   std::map<std::string, std::chrono::steady_clock::time_point> started_;
 };
 
+// KubeClient decorator recording every request in berth_api_requests_total and
+// berth_api_request_duration_seconds{verb,resource,code}.
+class InstrumentedClient final : public client::KubeClient {
+ public:
+  InstrumentedClient(client::KubeClient& next, metrics::SchedulerMetrics& m) : next_(next), m_(m) {}
+  Result<client::Response> Do(const client::Request& req) override {
+    auto start = std::chrono::steady_clock::now();
+    auto r = next_.Do(req);
+    m_.ApiRequest(Verb(req), Resource(req.path), r.ok() ? r->status : 0, metrics::Since(start));
+    return r;
+  }
+  Result<int> Stream(const client::Request& req,
+                     const std::function<bool(std::string_view line)>& on_line,
+                     const std::atomic<bool>* stop, std::string* error_body) override {
+    auto start = std::chrono::steady_clock::now();
+    auto r = next_.Stream(req, on_line, stop, error_body);
+    m_.ApiRequest("WATCH", Resource(req.path), r.ok() ? *r : 0, metrics::Since(start));
+    return r;
+  }
+  std::string Server() const override { return next_.Server(); }
+
+ private:
+  // "/api/v1/namespaces/ns/pods/p/binding" -> "pods/binding"; "/apis/g/v/nodes" -> "nodes".
+  static std::string Resource(const std::string& path) {
+    std::vector<std::string> parts;
+    size_t i = 0;
+    const std::string p = path.substr(0, path.find('?'));
+    while (i < p.size()) {
+      size_t j = p.find('/', i);
+      if (j == std::string::npos) j = p.size();
+      if (j > i) parts.push_back(p.substr(i, j - i));
+      i = j + 1;
+    }
+    size_t k = parts.size() > 0 && parts[0] == "api" ? 2 : 3;  // skip api/v1 or apis/g/v
+    if (k < parts.size() && parts[k] == "namespaces" && k + 2 < parts.size()) k += 2;
+    if (k >= parts.size()) return "unknown";
+    std::string r = parts[k];
+    if (k + 2 < parts.size()) r += "/" + parts[k + 2];
+    return r;
+  }
+  static std::string Verb(const client::Request& req) {
+    if (req.method != "GET") return req.method;
+    // A GET of a collection is a LIST (client-go's verb label).
+    std::string r = Resource(req.path);
+    const std::string p = req.path.substr(0, req.path.find('?'));
+    return p.size() >= r.size() && p.compare(p.size() - r.size(), r.size(), r) == 0 ? "LIST"
+                                                                                    : "GET";
+  }
+
+  client::KubeClient& next_;
+  metrics::SchedulerMetrics& m_;
+};
+
 }  // namespace
 
 struct Daemon::Impl {
@@ -108,8 +163,14 @@ int Daemon::Run() { return impl_->Run(); }
 
 int Daemon::Impl::Run() {
   const config::SchedulerConfiguration& cfg = options.config;
-  auto client = client::NewBeastClient(options.client, cfg.client_connection.qps,
-                                       cfg.client_connection.burst);
+  metrics::SchedulerMetrics metrics;
+  auto beast = std::make_unique<client::BeastClient>(options.client, cfg.client_connection.qps,
+                                                     cfg.client_connection.burst);
+  if (auto ok = beast->InitStatus(); !ok) {
+    BERTH_ERROR() << "kube client: " << ok.error();
+    return 1;
+  }
+  auto client = std::make_unique<InstrumentedClient>(*beast, metrics);
   BERTH_LOG(0) << "berth starting: api server " << client->Server() << ", profiles "
                << cfg.profiles.size() << ", qps " << cfg.client_connection.qps << " burst "
                << cfg.client_connection.burst;
@@ -129,7 +190,7 @@ int Daemon::Impl::Run() {
   // Destroyed explicitly before the scheduler its tasks use (see the end of Run).
   auto executor = std::make_unique<binder::ThreadPoolExecutor>(16);
 
-  scheduler::SchedulerDeps deps{&clock, &objects, &api_writer, executor.get(), &sink};
+  scheduler::SchedulerDeps deps{&clock, &objects, &api_writer, executor.get(), &sink, &metrics};
   auto created = scheduler::Scheduler::Create(cfg, registry, deps, {});
   if (!created.ok()) {
     BERTH_ERROR() << "invalid configuration: " << created.error();
@@ -138,15 +199,21 @@ int Daemon::Impl::Run() {
   scheduler::Scheduler& sched = **created;
 
   informers::InformerFactory factory(*client, objects);
+  // scheduler_event_handling_duration_seconds{event} around each handler.
+  auto timed = [&metrics](const char* event, auto&& fn) {
+    auto start = std::chrono::steady_clock::now();
+    fn();
+    metrics.EventHandling(event, metrics::Since(start));
+  };
   factory.nodes().AddEventHandlers({
-      [&](const auto& n) { sched.AddNode(n); },
-      [&](const auto& o, const auto& n) { sched.UpdateNode(*o, n); },
-      [&](const auto& n) { sched.DeleteNode(*n); },
+      [&](const auto& n) { timed("NodeAdd", [&] { sched.AddNode(n); }); },
+      [&](const auto& o, const auto& n) { timed("NodeUpdate", [&] { sched.UpdateNode(*o, n); }); },
+      [&](const auto& n) { timed("NodeDelete", [&] { sched.DeleteNode(*n); }); },
   });
   factory.pods().AddEventHandlers({
-      [&](const auto& p) { sched.AddPod(p); },
-      [&](const auto& o, const auto& n) { sched.UpdatePod(*o, n); },
-      [&](const auto& p) { sched.DeletePod(*p); },
+      [&](const auto& p) { timed("PodAdd", [&] { sched.AddPod(p); }); },
+      [&](const auto& o, const auto& n) { timed("PodUpdate", [&] { sched.UpdatePod(*o, n); }); },
+      [&](const auto& p) { timed("PodDelete", [&] { sched.DeletePod(*p); }); },
   });
   // Other kinds only requeue pods that a plugin rejected for them.
   auto requeue = [&](auto& informer, EventResource resource, const char* label,
@@ -199,6 +266,85 @@ int Daemon::Impl::Run() {
   factory.Start();
   pg_controller.Start();
 
+  // Health, readiness, metrics and configz, served from the start (readyz fails until synced).
+  std::unique_ptr<informers::LeaderElector> elector;
+  bool ever_led = false;  // guarded by mu
+  HttpHandlers handlers;
+  handlers.readiness = [&]() {
+    std::vector<std::string> reasons;
+    if (!factory.HasSynced()) {
+      std::string kinds;
+      for (const auto& k : factory.Unsynced()) kinds += (kinds.empty() ? "" : ", ") + k;
+      reasons.push_back("informers not synced: " + kinds);
+    }
+    std::lock_guard lock(mu);
+    if (ever_led && !leading) reasons.push_back("leader election: lease lost, campaigning again");
+    if (shutdown) reasons.push_back("shutting down");
+    return reasons;
+  };
+  handlers.metrics = [&metrics, &beast, &factory, &sched]() {
+    metrics::PendingPodCounts q;
+    auto c = sched.queue().Counts();
+    q.active = c.active;
+    q.backoff = c.backoff;
+    q.unschedulable = c.unschedulable;
+    q.gated = c.gated;
+    metrics.PendingPods(q);
+    metrics.CacheSize({static_cast<int64_t>(sched.cache().NodeCount()),
+                       static_cast<int64_t>(sched.cache().PodCount()),
+                       static_cast<int64_t>(sched.cache().AssumedPodCount())});
+    return metrics.Serialize();
+  };
+  handlers.configz = [&]() {
+    api::Value doc = api::Value::MakeObject();
+    doc.Set("apiVersion", api::Value::String("kubescheduler.config.k8s.io/v1"));
+    doc.Set("kind", api::Value::String("KubeSchedulerConfiguration"));
+    doc.Set("parallelism", api::Value::Int(cfg.parallelism));
+    doc.Set("percentageOfNodesToScore", api::Value::Int(cfg.percentage_of_nodes_to_score));
+    doc.Set("podInitialBackoffSeconds", api::Value::Int(cfg.pod_initial_backoff_seconds));
+    doc.Set("podMaxBackoffSeconds", api::Value::Int(cfg.pod_max_backoff_seconds));
+    api::Value le = api::Value::MakeObject();
+    le.Set("leaderElect", api::Value::Bool(cfg.leader_election.leader_elect));
+    le.Set("resourceName", api::Value::String(cfg.leader_election.resource_name));
+    doc.Set("leaderElection", std::move(le));
+    api::Value cc = api::Value::MakeObject();
+    cc.Set("qps", api::Value::Double(cfg.client_connection.qps));
+    cc.Set("burst", api::Value::Int(cfg.client_connection.burst));
+    doc.Set("clientConnection", std::move(cc));
+    api::Value profiles = api::Value::MakeArray();
+    for (const auto& [name, fwk] : sched.profiles()) {
+      api::Value prof = api::Value::MakeObject();
+      prof.Set("schedulerName", api::Value::String(name));
+      api::Value plugins = api::Value::MakeObject();
+      for (const auto& [point, names] : fwk->PluginNamesByPoint()) {
+        api::Value list = api::Value::MakeArray();
+        for (const auto& n : names) {
+          api::Value e = api::Value::MakeObject();
+          e.Set("name", api::Value::String(n));
+          if (point == "score") e.Set("weight", api::Value::Int(fwk->ScoreWeight(n)));
+          list.Push(std::move(e));
+        }
+        plugins.Set(point, std::move(list));
+      }
+      prof.Set("plugins", std::move(plugins));
+      profiles.Push(std::move(prof));
+    }
+    doc.Set("profiles", std::move(profiles));
+    return api::json::ToJson(doc);
+  };
+  auto server = HttpServer::Start(options.http, handlers);
+  if (!server.ok()) {
+    BERTH_ERROR() << "health/metrics server: " << server.error();
+    pg_controller.Stop();
+    factory.Stop();
+    return 1;
+  }
+  BERTH_LOG(0) << "serving /healthz /livez /readyz /metrics /configz on https port "
+               << (*server)->secure_port()
+               << ((*server)->plain_port() > 0
+                       ? " and http port " + std::to_string((*server)->plain_port())
+                       : std::string());
+
   // Wait for the first lists, so the first decisions see the whole cluster.
   const auto sync_deadline = std::chrono::steady_clock::now() + options.cache_sync_timeout;
   while (!factory.HasSynced()) {
@@ -221,7 +367,6 @@ int Daemon::Impl::Run() {
   BERTH_LOG(0) << "caches synced: " << sched.cache().NodeCount() << " nodes, "
                << objects.pods.Size() << " pods";
 
-  std::unique_ptr<informers::LeaderElector> elector;
   if (cfg.leader_election.leader_elect) {
     informers::LeaderElectionConfig le;
     le.lease_namespace = cfg.leader_election.resource_namespace.empty()
@@ -231,8 +376,12 @@ int Daemon::Impl::Run() {
     le.lease_duration = cfg.leader_election.lease_duration;
     le.renew_deadline = cfg.leader_election.renew_deadline;
     le.retry_period = cfg.leader_election.retry_period;
-    le.on_started_leading = [this, &pg_controller] {
+    le.on_started_leading = [this, &pg_controller, &ever_led] {
       BERTH_LOG(0) << "became leader: scheduling starts";
+      {
+        std::lock_guard lock(mu);
+        ever_led = true;
+      }
       Signal(&leading);
       pg_controller.EnqueueAll();  // statuses a standby left alone
     };
@@ -273,6 +422,28 @@ int Daemon::Impl::Run() {
       if (!sched.ScheduleOne(/*block=*/true)) return;  // queue closed
     }
   });
+  std::map<std::string, informers::ReflectorStats> last_stats;
+  std::chrono::nanoseconds last_wait{0};
+  // Informer and client counters -> metrics (deltas since the last tick).
+  auto export_counters = [&] {
+    for (const auto& [kind, st] : factory.Stats()) {
+      auto& last = last_stats[kind];
+      for (int64_t i = last.watch_restarts; i < st.watch_restarts; ++i) {
+        metrics.InformerWatchRestart(kind);
+      }
+      for (int64_t i = last.relists; i < st.relists; ++i) metrics.InformerRelist(kind);
+      if (st.last_sync_time != last.last_sync_time &&
+          st.last_sync_time.time_since_epoch().count() != 0) {
+        metrics.InformerSynced(kind, st.last_sync_time);
+      }
+      last = st;
+    }
+    auto wait = beast->Stats().rate_limit_wait;
+    if (wait > last_wait) {
+      metrics.RateLimiterWait(std::chrono::duration<double>(wait - last_wait).count());
+      last_wait = wait;
+    }
+  };
   std::thread timers([&] {
     auto last_backoff = std::chrono::steady_clock::now();
     auto last_leftover = last_backoff;
@@ -285,6 +456,7 @@ int Daemon::Impl::Run() {
       auto now = std::chrono::steady_clock::now();
       if (now - last_backoff >= std::chrono::seconds(1)) {
         sched.queue().FlushBackoffCompleted();
+        export_counters();
         last_backoff = now;
       }
       if (now - last_leftover >= std::chrono::seconds(30)) {
@@ -310,6 +482,7 @@ int Daemon::Impl::Run() {
         [](framework::WaitingPod& wp) { wp.Reject("", "scheduler is shutting down"); });
   }
   executor.reset();  // finishes bindings in flight
+  (*server)->Stop();
   pg_controller.Stop();
   factory.Stop();
   if (elector) elector->Stop();

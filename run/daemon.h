@@ -22,6 +22,7 @@
 #include "config/types.h"
 #include "informers/api/result.h"
 #include "informers/client/config.h"
+#include "run/http_server.h"
 #include "scheduler/framework/registry.h"
 
 namespace berth::run {
@@ -34,6 +35,8 @@ struct DaemonOptions {
   std::string pod_namespace = "default";
   // How long to wait for the informers' first lists before giving up.
   std::chrono::seconds cache_sync_timeout{120};
+  // /healthz, /livez, /readyz, /metrics, /configz (HTTPS on 10259 by default).
+  HttpServerOptions http;
 };
 
 class Daemon {

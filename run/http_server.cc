@@ -22,6 +22,7 @@
 #include <string_view>
 #include <thread>
 #include <type_traits>
+#include <unordered_set>
 #include <utility>
 
 #include "base/log.h"
@@ -242,15 +243,31 @@ Reply Route(http::verb method, std::string_view target, const HttpHandlers& h) {
 
 // ---- Connections ----
 
+class SessionBase {
+ public:
+  virtual ~SessionBase() = default;
+  // Closes the socket: pending operations complete with an error and are not re-armed.
+  virtual void Close() = 0;
+};
+
+// Open connections, so that Stop can close them. Touched only on the I/O thread (and after it
+// has been joined, when the io_context destroys the sessions it still holds).
+using LiveSessions = std::unordered_set<SessionBase*>;
+
 // One connection: plain (beast::tcp_stream) or TLS (beast::ssl_stream<beast::tcp_stream>).
 // Keeps itself alive through the shared_ptr captured by each pending operation.
 template <typename Stream>
-class Session : public std::enable_shared_from_this<Session<Stream>> {
+class Session : public SessionBase, public std::enable_shared_from_this<Session<Stream>> {
  public:
   static constexpr bool kTls = !std::is_same_v<Stream, beast::tcp_stream>;
 
-  Session(tcp::socket socket, ssl::context* tls, const HttpHandlers* handlers)
-      : stream_(MakeStream(std::move(socket), tls)), handlers_(handlers) {}
+  Session(tcp::socket socket, ssl::context* tls, const HttpHandlers* handlers, LiveSessions* live)
+      : stream_(MakeStream(std::move(socket), tls)), handlers_(handlers), live_(live) {
+    live_->insert(this);
+  }
+  ~Session() override { live_->erase(this); }
+
+  void Close() override { beast::get_lowest_layer(stream_).close(); }
 
   void Run() {
     if constexpr (kTls) {
@@ -277,17 +294,17 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     parser_.emplace();
     parser_->body_limit(kMaxRequestBody);
     beast::get_lowest_layer(stream_).expires_after(kIdleTimeout);
-    http::async_read(stream_, buffer_, *parser_,
-                     [self = this->shared_from_this()](beast::error_code ec, size_t) {
-                       self->OnRead(ec);
-                     });
+    http::async_read(
+        stream_, buffer_, *parser_,
+        [self = this->shared_from_this()](beast::error_code ec, size_t) { self->OnRead(ec); });
   }
 
   void OnRead(beast::error_code ec) {
-    if (ec == http::error::end_of_stream) return Close();
+    if (ec == http::error::end_of_stream) return Shutdown();
     if (ec) return;  // timeout, reset or a malformed request: drop the connection
     const auto& req = parser_->get();
-    Reply reply = Route(req.method(), req.target(), *handlers_);
+    auto target = req.target();
+    Reply reply = Route(req.method(), std::string_view(target.data(), target.size()), *handlers_);
     auto res = std::make_shared<http::response<http::string_body>>(reply.status, req.version());
     res->set(http::field::server, "berth");
     res->set(http::field::content_type, reply.content_type);
@@ -302,11 +319,12 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
                       [self = this->shared_from_this(), res](beast::error_code ec, size_t) {
                         if (ec) return;
                         if (res->keep_alive()) return self->Read();
-                        self->Close();
+                        self->Shutdown();
                       });
   }
 
-  void Close() {
+  // Orderly end of the connection after the last response.
+  void Shutdown() {
     if constexpr (kTls) {
       beast::get_lowest_layer(stream_).expires_after(kHandshakeTimeout);
       stream_.async_shutdown([self = this->shared_from_this()](beast::error_code) {});
@@ -318,6 +336,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
 
   Stream stream_;
   const HttpHandlers* handlers_;
+  LiveSessions* live_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
 };
@@ -341,11 +360,12 @@ Result<std::unique_ptr<tcp::acceptor>> Listen(net::io_context& ioc, const std::s
 }  // namespace
 
 // Member order matters for destruction: the acceptors and the io_context (which destroys pending
-// sessions) go before the TLS context and the handlers the sessions point at.
+// sessions) go before the TLS context, the handlers and the session set the sessions point at.
 struct HttpServer::Impl {
   HttpHandlers handlers;
   ssl::context tls{ssl::context::tls_server};
   std::string certificate_pem;
+  LiveSessions live;
   net::io_context ioc{1};
   std::unique_ptr<tcp::acceptor> secure;
   std::unique_ptr<tcp::acceptor> plain;
@@ -357,14 +377,14 @@ struct HttpServer::Impl {
   void AcceptTls() {
     secure->async_accept(ioc, [this](beast::error_code ec, tcp::socket socket) {
       if (ec == net::error::operation_aborted) return;
-      if (!ec) std::make_shared<TlsSession>(std::move(socket), &tls, &handlers)->Run();
+      if (!ec) std::make_shared<TlsSession>(std::move(socket), &tls, &handlers, &live)->Run();
       AcceptTls();
     });
   }
   void AcceptPlain() {
     plain->async_accept(ioc, [this](beast::error_code ec, tcp::socket socket) {
       if (ec == net::error::operation_aborted) return;
-      if (!ec) std::make_shared<PlainSession>(std::move(socket), nullptr, &handlers)->Run();
+      if (!ec) std::make_shared<PlainSession>(std::move(socket), nullptr, &handlers, &live)->Run();
       AcceptPlain();
     });
   }
@@ -417,11 +437,18 @@ HttpServer::~HttpServer() { Stop(); }
 
 void HttpServer::Stop() {
   if (impl_->stopped.exchange(true)) return;
-  impl_->ioc.stop();
-  if (impl_->thread.joinable()) impl_->thread.join();
-  boost::system::error_code ec;
-  impl_->secure->close(ec);
-  if (impl_->plain) impl_->plain->close(ec);
+  // Close the listeners and every connection on the I/O thread (the only one touching them), so
+  // the ports and sockets are closed when Stop returns; the sessions' pending handlers are
+  // destroyed with the io_context.
+  Impl* impl = impl_.get();
+  net::post(impl->ioc, [impl] {
+    boost::system::error_code ec;
+    impl->secure->close(ec);
+    if (impl->plain) impl->plain->close(ec);
+    for (SessionBase* s : impl->live) s->Close();
+    impl->ioc.stop();
+  });
+  if (impl->thread.joinable()) impl->thread.join();
 }
 
 int HttpServer::secure_port() const { return impl_->secure_port; }

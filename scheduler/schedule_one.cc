@@ -65,6 +65,7 @@ bool Scheduler::ScheduleOne(bool block) {
     return true;
   }
   deps_.sink->Attempted(pod);
+  const SteadyTime started = std::chrono::steady_clock::now();
   const int64_t cycle = queue_->SchedulingCycle();
   auto state = std::make_shared<framework::CycleState>();
   ScheduleResult result;
@@ -72,14 +73,16 @@ bool Scheduler::ScheduleOne(bool block) {
   framework::Diagnosis diag;
   Status s = SchedulingCycle(*fwk, *state, qpi, &result, &assumed, &diag);
   if (!s.IsSuccess() && !s.IsWait()) {
-    FailureHandler(*fwk, qpi, s, &diag, cycle);
+    FailureHandler(*fwk, qpi, s, &diag, cycle, started);
     return true;
   }
   queue_->Done(pod.Uid());
   binder::BindingTask task;
   task.waiting = fwk->WaitingPodFor(pod.Uid());
-  task.run = [this, fwk, state, qpi, assumed, host = result.host, cycle]() mutable {
-    BindingCycle(fwk, std::move(state), std::move(qpi), std::move(assumed), std::move(host), cycle);
+  task.run = [this, fwk, state, qpi, assumed, host = result.host, cycle, started,
+              waited = task.waiting != nullptr]() mutable {
+    BindingCycle(fwk, std::move(state), std::move(qpi), std::move(assumed), std::move(host),
+                 cycle, started, waited);
   };
   deps_.executor->Submit(std::move(task));
   return true;
@@ -89,14 +92,18 @@ Status Scheduler::SchedulingCycle(runtime::Framework& fwk, framework::CycleState
                                   const queue::QueuedPodInfoPtr& qpi, ScheduleResult* result,
                                   framework::PodInfoPtr* assumed, framework::Diagnosis* diag) {
   const framework::PodInfo& pod = *qpi->pod_info;
+  const SteadyTime algo_start = std::chrono::steady_clock::now();
   Status s = SchedulePod(fwk, state, pod, result, diag);
+  if (deps_.metrics != nullptr) deps_.metrics->SchedulingAlgorithm(metrics::Since(algo_start));
   if (!s.IsSuccess()) {
     if (s.code() == Code::kError) return s;
     if (!s.Message().empty()) return s;  // "no nodes available to schedule pods"
     // A FitError: give PostFilter (preemption) its chance, then format the message.
     if (fwk.HasPostFilterPlugins()) {
       framework::PostFilterResult pf;
+      const SteadyTime pf_start = std::chrono::steady_clock::now();
       Status ps = fwk.RunPostFilterPlugins(state, pod, diag->node_to_status, &pf);
+      ObservePoint(metrics::kPostFilter, ps, fwk.scheduler_name(), pf_start);
       if (ps.code() == Code::kError) return ps;
       diag->post_filter_msg = ps.Message();
     }
@@ -114,7 +121,9 @@ Status Scheduler::SchedulingCycle(runtime::Framework& fwk, framework::CycleState
     return Status::Error(ok.error());
   }
 
+  const SteadyTime reserve_start = std::chrono::steady_clock::now();
   Status rs = fwk.RunReservePluginsReserve(state, **assumed, result->host);
+  ObservePoint(metrics::kReserve, rs, fwk.scheduler_name(), reserve_start);
   if (!rs.IsSuccess()) {
     fwk.RunReservePluginsUnreserve(state, **assumed, result->host);
     (void)cache_.ForgetPod(*pod_copy);
@@ -122,7 +131,9 @@ Status Scheduler::SchedulingCycle(runtime::Framework& fwk, framework::CycleState
     return rs;
   }
 
+  const SteadyTime permit_start = std::chrono::steady_clock::now();
   Status ps = fwk.RunPermitPlugins(state, *assumed, result->host);
+  ObservePoint(metrics::kPermit, ps, fwk.scheduler_name(), permit_start);
   if (!ps.IsSuccess() && !ps.IsWait()) {
     fwk.RunReservePluginsUnreserve(state, **assumed, result->host);
     (void)cache_.ForgetPod(*pod_copy);
@@ -158,9 +169,13 @@ Status Scheduler::SchedulePod(runtime::Framework& fwk, framework::CycleState& st
   // prioritizeNodes: without Score plugins every node scores 1 (the first-found tie wins
   // through the PRNG, like upstream).
   if (fwk.HasScorePlugins()) {
+    SteadyTime t = std::chrono::steady_clock::now();
     Status pre = fwk.RunPreScorePlugins(state, pod, feasible_buf_);
+    ObservePoint(metrics::kPreScore, pre, fwk.scheduler_name(), t);
     if (!pre.IsSuccess()) return pre;
+    t = std::chrono::steady_clock::now();
     Status sc = fwk.RunScorePlugins(state, pod, feasible_buf_, &score_table_);
+    ObservePoint(metrics::kScore, sc, fwk.scheduler_name(), t);
     if (!sc.IsSuccess()) return sc;
   } else {
     score_table_.totals.assign(feasible_buf_.size(), 1);
@@ -178,7 +193,9 @@ Status Scheduler::FindNodesThatFitPod(runtime::Framework& fwk, framework::CycleS
   const auto& all_nodes = snapshot_.List();
   framework::PreFilterResult pre_result;
   std::vector<std::string> plugins_with_nodes;
+  const SteadyTime pre_start = std::chrono::steady_clock::now();
   Status s = fwk.RunPreFilterPlugins(state, pod, &pre_result, &plugins_with_nodes);
+  ObservePoint(metrics::kPreFilter, s, fwk.scheduler_name(), pre_start);
   for (const auto& p : plugins_with_nodes) diag->unschedulable_plugins.insert(p);
   if (!s.IsSuccess()) {
     if (!s.IsRejected()) return s;
@@ -251,6 +268,7 @@ Status Scheduler::FindNodesThatPassFilters(runtime::Framework& fwk,
   std::atomic<bool> stop{false};
   std::mutex err_mu;
   std::optional<Status> error;
+  const SteadyTime filter_start = std::chrono::steady_clock::now();
   fwk.parallelizer().Until(
       num_all,
       [&](int i) {
@@ -298,6 +316,7 @@ Status Scheduler::FindNodesThatPassFilters(runtime::Framework& fwk,
   if (all_nodes > 0) {
     next_start_node_index_ = (next_start_node_index_ + static_cast<size_t>(processed)) % all_nodes;
   }
+  ObservePoint(metrics::kFilter, error ? *error : Status(), fwk.scheduler_name(), filter_start);
   if (error) return *error;
   return Status();
 }
@@ -352,25 +371,48 @@ void Scheduler::Explain(runtime::Framework& fwk, framework::CycleState& state,
 
 void Scheduler::BindingCycle(runtime::Framework* fwk, std::shared_ptr<framework::CycleState> state,
                              queue::QueuedPodInfoPtr qpi, framework::PodInfoPtr assumed,
-                             std::string host, int64_t cycle) {
+                             std::string host, int64_t cycle, SteadyTime started, bool waited) {
+  metrics::SchedulerMetrics* m = deps_.metrics;
+  if (m != nullptr) m->Goroutines(metrics::kBinding, +1);
+  struct Done {
+    metrics::SchedulerMetrics* m;
+    ~Done() {
+      if (m != nullptr) m->Goroutines(metrics::kBinding, -1);
+    }
+  } done{m};
+  const std::string& profile = fwk->scheduler_name();
+  SteadyTime t = std::chrono::steady_clock::now();
   Status s = fwk->WaitOnPermit(*assumed);
+  if (waited && m != nullptr) m->PermitWait(s.code(), metrics::Since(t));
   if (!s.IsSuccess()) {
     framework::Diagnosis diag;
     if (s.IsRejected()) s = RejectionOnHost(s, host, &diag);
-    HandleBindingCycleError(fwk, *state, qpi, assumed, host, s, cycle);
+    HandleBindingCycleError(fwk, *state, qpi, assumed, host, s, cycle, started);
     return;
   }
+  t = std::chrono::steady_clock::now();
   s = fwk->RunPreBindPlugins(*state, *assumed, host);
+  ObservePoint(metrics::kPreBind, s, profile, t);
   if (!s.IsSuccess()) {
-    HandleBindingCycleError(fwk, *state, qpi, assumed, host, s, cycle);
+    HandleBindingCycleError(fwk, *state, qpi, assumed, host, s, cycle, started);
     return;
   }
+  t = std::chrono::steady_clock::now();
   s = fwk->RunBindPlugins(*state, *assumed, host);
+  ObservePoint(metrics::kBind, s, profile, t);
   if (!s.IsSuccess()) {
-    HandleBindingCycleError(fwk, *state, qpi, assumed, host, s, cycle);
+    HandleBindingCycleError(fwk, *state, qpi, assumed, host, s, cycle, started);
     return;
   }
   cache_.FinishBinding(assumed->Pod());
+  if (m != nullptr) {
+    m->ScheduleAttempt(metrics::kScheduled, profile, metrics::Since(started));
+    double sli = 0;
+    if (qpi->initial_attempt_timestamp) {
+      sli = framework::Seconds(deps_.clock->Now() - *qpi->initial_attempt_timestamp);
+    }
+    m->PodScheduled(qpi->attempts, sli);
+  }
   deps_.sink->Scheduled(*qpi->pod_info, host, fwk->scheduler_name());
   fwk->RunPostBindPlugins(*state, *assumed, host);
   if (!state->pods_to_activate.empty()) queue_->Activate(state->pods_to_activate);
@@ -380,7 +422,7 @@ void Scheduler::HandleBindingCycleError(runtime::Framework* fwk, framework::Cycl
                                         const queue::QueuedPodInfoPtr& qpi,
                                         const framework::PodInfoPtr& assumed,
                                         const std::string& host, const Status& status,
-                                        int64_t cycle) {
+                                        int64_t cycle, SteadyTime started) {
   fwk->RunReservePluginsUnreserve(state, *assumed, host);
   (void)cache_.ForgetPod(assumed->Pod());
   // The resources the pod held are free again: pods waiting for them may fit now.
@@ -390,18 +432,28 @@ void Scheduler::HandleBindingCycleError(runtime::Framework* fwk, framework::Cycl
   if (status.IsRejected()) {
     diag.unschedulable_plugins.insert(status.plugin());
     // Requeue the pod first so that this event, which it caused itself, does not move it.
-    FailureHandler(*fwk, qpi, status, &diag, cycle);
+    FailureHandler(*fwk, qpi, status, &diag, cycle, started);
     queue_->MoveAllToActiveOrBackoffQueue(event, &assumed->Pod(), std::monostate{}, assumed->Uid());
   } else {
     queue_->MoveAllToActiveOrBackoffQueue(event, &assumed->Pod(), std::monostate{}, "");
-    FailureHandler(*fwk, qpi, status, &diag, cycle);
+    FailureHandler(*fwk, qpi, status, &diag, cycle, started);
   }
+}
+
+void Scheduler::ObservePoint(std::string_view point, const Status& s, const std::string& profile,
+                             SteadyTime start) {
+  if (deps_.metrics == nullptr) return;
+  deps_.metrics->ExtensionPoint(point, s.code(), profile, metrics::Since(start));
 }
 
 void Scheduler::FailureHandler(runtime::Framework& fwk, const queue::QueuedPodInfoPtr& qpi,
                                const Status& status, const framework::Diagnosis* diag,
-                               int64_t cycle) {
+                               int64_t cycle, SteadyTime started) {
   const bool rejected = status.IsRejected();
+  if (deps_.metrics != nullptr) {
+    deps_.metrics->ScheduleAttempt(rejected ? metrics::kUnschedulable : metrics::kError,
+                                   fwk.scheduler_name(), metrics::Since(started));
+  }
   qpi->unschedulable_plugins.clear();
   qpi->pending_plugins.clear();
   if (rejected && diag != nullptr) {

@@ -2,6 +2,27 @@
 
 namespace berth::scheduler {
 
+namespace {
+
+// Queue movements -> scheduler_queue_incoming_pods_total and scheduler_unschedulable_pods.
+class MetricsQueueObserver final : public queue::QueueObserver {
+ public:
+  explicit MetricsQueueObserver(metrics::SchedulerMetrics& m) : m_(m) {}
+  void Incoming(std::string_view queue, std::string_view event) override {
+    m_.QueueIncomingPods(queue, event);
+  }
+  void Unschedulable(const framework::QueuedPodInfo& pod, int delta) override {
+    for (const auto& plugin : pod.unschedulable_plugins) {
+      m_.UnschedulablePods(plugin, pod.Pod().spec.scheduler_name, delta);
+    }
+  }
+
+ private:
+  metrics::SchedulerMetrics& m_;
+};
+
+}  // namespace
+
 Scheduler::Scheduler(const config::SchedulerConfiguration& cfg, const SchedulerDeps& deps,
                      SchedulerOptions options)
     : cfg_(cfg),
@@ -40,6 +61,10 @@ Result<std::unique_ptr<Scheduler>> Scheduler::Create(const config::SchedulerConf
     for (auto& [plugin, evs] : fwk->Events()) events[plugin] = std::move(evs);
   }
   queue::QueueOptions qopts;
+  if (deps.metrics != nullptr) {
+    s->queue_observer_ = std::make_unique<MetricsQueueObserver>(*deps.metrics);
+    qopts.observer = s->queue_observer_.get();
+  }
   qopts.initial_backoff = std::chrono::seconds(cfg.pod_initial_backoff_seconds);
   qopts.max_backoff = std::chrono::seconds(cfg.pod_max_backoff_seconds);
   Scheduler* self = s.get();

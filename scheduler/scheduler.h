@@ -21,6 +21,7 @@
 #include "scheduler/binder/binder.h"
 #include "scheduler/cache/cache.h"
 #include "scheduler/framework/registry.h"
+#include "scheduler/metrics/metrics.h"
 #include "scheduler/queue/scheduling_queue.h"
 #include "scheduler/runtime/framework.h"
 
@@ -58,6 +59,7 @@ struct SchedulerDeps {
   framework::ApiWriter* api_writer = nullptr;
   binder::BindingExecutor* executor = nullptr;
   OutcomeSink* sink = nullptr;
+  metrics::SchedulerMetrics* metrics = nullptr;  // may be null (simulate, tests)
 };
 
 struct SchedulerOptions {
@@ -132,16 +134,21 @@ class Scheduler {
   int NumFeasibleNodesToFind(int32_t percentage, int num_all_nodes) const;
   std::string SelectHost(const std::vector<const framework::NodeInfo*>& nodes,
                          const std::vector<int64_t>& totals);
+  using SteadyTime = std::chrono::steady_clock::time_point;
   void BindingCycle(runtime::Framework* fwk, std::shared_ptr<framework::CycleState> state,
                     queue::QueuedPodInfoPtr qpi, framework::PodInfoPtr assumed, std::string host,
-                    int64_t cycle);
+                    int64_t cycle, SteadyTime started, bool waited);
   void HandleBindingCycleError(runtime::Framework* fwk, framework::CycleState& state,
                                const queue::QueuedPodInfoPtr& qpi,
                                const framework::PodInfoPtr& assumed, const std::string& host,
-                               const framework::Status& status, int64_t cycle);
+                               const framework::Status& status, int64_t cycle,
+                               SteadyTime started);
   void FailureHandler(runtime::Framework& fwk, const queue::QueuedPodInfoPtr& qpi,
                       const framework::Status& status, const framework::Diagnosis* diag,
-                      int64_t cycle);
+                      int64_t cycle, SteadyTime started);
+  // Records an extension point's duration when metrics are on.
+  void ObservePoint(std::string_view point, const framework::Status& s,
+                    const std::string& profile, SteadyTime start);
   void Explain(runtime::Framework& fwk, framework::CycleState& state, const framework::PodInfo& pod,
                const framework::Diagnosis& diag,
                const std::vector<const framework::NodeInfo*>& feasible);
@@ -153,6 +160,7 @@ class Scheduler {
   cache::Cache cache_;
   framework::Snapshot snapshot_;  // scheduling thread only
   std::map<std::string, std::unique_ptr<runtime::Framework>, std::less<>> profiles_;
+  std::unique_ptr<queue::QueueObserver> queue_observer_;
   std::unique_ptr<queue::SchedulingQueue> queue_;
   std::mt19937_64 rng_;               // scheduling thread only
   size_t next_start_node_index_ = 0;  // scheduling thread only

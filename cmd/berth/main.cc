@@ -29,9 +29,14 @@ constexpr const char kUsage[] =
     "  simulate --cluster FILE [--config FILE] [--explain] [--seed N]\n"
     "      Schedule the pending pods of a cluster file (kubectl get ... -o yaml) offline and\n"
     "      print where each goes and why, as JSON.\n"
-    "  run [--config FILE] [--kubeconfig FILE] [--v N]\n"
+    "  run [--config FILE] [--kubeconfig FILE] [--namespace NS] [--v N]\n"
+    "      [--bind-address IP] [--secure-port N] [--tls-cert-file F --tls-private-key-file F]\n"
+    "      [--metrics-bind-address HOST:PORT]\n"
     "      Schedule pods of the configured profiles in a cluster. Without --kubeconfig (and\n"
     "      no clientConnection.kubeconfig in the config) berth uses the in-cluster config.\n"
+    "      /healthz /livez /readyz /metrics /configz are served over HTTPS on the secure port\n"
+    "      (10259; 0 picks a free one) with a self-signed certificate unless one is given, and\n"
+    "      over plain HTTP on --metrics-bind-address when set.\n"
     "  version\n"
     "      Print berth's version.\n";
 
@@ -133,7 +138,10 @@ int Simulate(int argc, char** argv) {
 }
 
 int Run(int argc, char** argv) {
-  Flags f = ParseFlags(argc, argv, 2, {"config", "kubeconfig", "v", "namespace"}, {});
+  Flags f = ParseFlags(argc, argv, 2,
+                       {"config", "kubeconfig", "v", "namespace", "bind-address", "secure-port",
+                        "tls-cert-file", "tls-private-key-file", "metrics-bind-address"},
+                       {});
   if (!f.error.empty()) {
     std::cerr << "berth run: " << f.error << "\n" << kUsage;
     return 2;
@@ -178,6 +186,22 @@ int Run(int argc, char** argv) {
     options.pod_namespace = ns;
   } else if (!options.client.default_namespace.empty()) {
     options.pod_namespace = options.client.default_namespace;
+  }
+
+  // The secure port serves /healthz /livez /readyz /metrics /configz, as kube-scheduler's 10259.
+  const std::string bind = f.values.count("bind-address") ? f.values["bind-address"] : "0.0.0.0";
+  const std::string port = f.values.count("secure-port") ? f.values["secure-port"] : "10259";
+  options.http.secure_address =
+      bind.find(':') != std::string::npos ? "[" + bind + "]:" + port : bind + ":" + port;
+  options.http.cert_file = f.values.count("tls-cert-file") ? f.values["tls-cert-file"] : "";
+  options.http.key_file =
+      f.values.count("tls-private-key-file") ? f.values["tls-private-key-file"] : "";
+  if (options.http.cert_file.empty() != options.http.key_file.empty()) {
+    std::cerr << "berth run: --tls-cert-file and --tls-private-key-file go together\n";
+    return 2;
+  }
+  if (f.values.count("metrics-bind-address")) {
+    options.http.plain_address = f.values["metrics-bind-address"];
   }
 
   // SIGTERM / SIGINT go to one watcher thread (blocked everywhere else).

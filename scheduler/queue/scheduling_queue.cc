@@ -86,6 +86,7 @@ void SchedulingQueue::AddToActiveOrGatedLocked(QueuedPodInfoPtr p) {
   where_[uid] = Location{p, Where::kActive};
   by_key_[p->pod_info->key] = uid;
   active_.Push(std::move(p));
+  if (options_.observer) options_.observer->Incoming("active", event_);
   cv_.notify_one();
 }
 
@@ -94,12 +95,17 @@ void SchedulingQueue::PushBackoffLocked(QueuedPodInfoPtr p) {
   where_[uid] = Location{p, Where::kBackoff};
   by_key_[p->pod_info->key] = uid;
   backoff_.Push(std::move(p));
+  if (options_.observer) options_.observer->Incoming("backoff", event_);
 }
 
 void SchedulingQueue::PushUnschedulableLocked(QueuedPodInfoPtr p) {
   std::string uid = UidOf(p->Pod());
   where_[uid] = Location{p, Where::kUnschedulable};
   by_key_[p->pod_info->key] = uid;
+  if (options_.observer) {
+    options_.observer->Incoming(p->gating_plugin.empty() ? "unschedulable" : "gated", event_);
+    if (p->gating_plugin.empty()) options_.observer->Unschedulable(*p, +1);
+  }
   unschedulable_[uid] = std::move(p);
 }
 
@@ -123,6 +129,7 @@ QueuedPodInfoPtr SchedulingQueue::RemoveLocked(const std::string& uid) {
       backoff_.Remove(uid);
       break;
     case Where::kUnschedulable:
+      if (options_.observer && p->gating_plugin.empty()) options_.observer->Unschedulable(*p, -1);
       unschedulable_.erase(uid);
       break;
   }
@@ -137,6 +144,7 @@ QueuedPodInfoPtr SchedulingQueue::RemoveLocked(const std::string& uid) {
 void SchedulingQueue::Add(framework::PodInfoPtr pod) {
   if (!pod) return;
   std::lock_guard<std::mutex> lock(mu_);
+  event_ = "PodAdd";
   std::string uid = UidOf(*pod->pod);
   if (auto it = where_.find(uid); it != where_.end()) {
     // Already queued: an Add for a known pod is an update.
@@ -155,6 +163,7 @@ void SchedulingQueue::Add(framework::PodInfoPtr pod) {
 void SchedulingQueue::Update(const api::Pod& old_pod, framework::PodInfoPtr new_pod) {
   if (!new_pod) return;
   std::lock_guard<std::mutex> lock(mu_);
+  event_ = "PodUpdate";
   UpdateLocked(old_pod, std::move(new_pod));
 }
 
@@ -253,6 +262,7 @@ void SchedulingQueue::AddUnschedulableIfNotPresent(QueuedPodInfoPtr pod,
                                                    int64_t pod_scheduling_cycle) {
   if (!pod) return;
   std::lock_guard<std::mutex> lock(mu_);
+  event_ = "ScheduleAttemptFailure";
   std::string uid = UidOf(pod->Pod());
   in_flight_.erase(uid);
   if (deleted_in_flight_.erase(uid) > 0) return;  // deleted while it was being scheduled
@@ -353,6 +363,7 @@ void SchedulingQueue::MoveAllToActiveOrBackoffQueue(const framework::ClusterEven
                                                     const framework::EventObject& new_obj,
                                                     const std::string& exclude_uid) {
   std::lock_guard<std::mutex> lock(mu_);
+  event_ = event.label;
   if (!IsEventOfInterest(event)) return;
   std::vector<std::pair<QueuedPodInfoPtr, bool>> to_move;
   for (const auto& [uid, p] : unschedulable_) {
@@ -376,6 +387,7 @@ void SchedulingQueue::MoveAllToActiveOrBackoffQueue(const framework::ClusterEven
 void SchedulingQueue::Activate(const std::set<std::string>& pod_keys) {
   if (pod_keys.empty()) return;
   std::lock_guard<std::mutex> lock(mu_);
+  event_ = "ForceActivate";
   for (const auto& key : pod_keys) {
     auto k = by_key_.find(key);
     if (k == by_key_.end()) continue;
@@ -390,6 +402,7 @@ void SchedulingQueue::Activate(const std::set<std::string>& pod_keys) {
 
 void SchedulingQueue::FlushBackoffCompleted() {
   std::lock_guard<std::mutex> lock(mu_);
+  event_ = "BackoffComplete";
   const framework::TimePoint now = clock_.Now();
   while (!backoff_.empty() && BackoffExpiry(*backoff_.Top()) <= now) {
     QueuedPodInfoPtr p = RemoveLocked(UidOf(backoff_.Top()->Pod()));
@@ -400,6 +413,7 @@ void SchedulingQueue::FlushBackoffCompleted() {
 // Upstream's flushUnschedulablePodsLeftover (event UnschedulableTimeout, a wildcard).
 void SchedulingQueue::FlushUnschedulableLeftover() {
   std::lock_guard<std::mutex> lock(mu_);
+  event_ = "UnschedulableTimeout";
   const framework::TimePoint now = clock_.Now();
   std::vector<QueuedPodInfoPtr> to_move;
   for (const auto& [uid, p] : unschedulable_) {

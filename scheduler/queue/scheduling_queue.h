@@ -36,7 +36,22 @@ namespace berth::queue {
 
 using QueuedPodInfoPtr = std::shared_ptr<framework::QueuedPodInfo>;
 
+// Observes pods entering sub-queues, for metrics (scheduler_queue_incoming_pods_total,
+// scheduler_unschedulable_pods). Called under the queue lock: must be quick and must not call
+// back into the queue.
+class QueueObserver {
+ public:
+  virtual ~QueueObserver() = default;
+  // queue: "active", "backoff", "unschedulable" or "gated"; event: upstream's label ("PodAdd",
+  // "ScheduleAttemptFailure", "BackoffComplete", "UnschedulableTimeout", "ForceActivate", or the
+  // cluster event's label).
+  virtual void Incoming(std::string_view queue, std::string_view event) = 0;
+  // A pod entered (delta +1) or left (-1) the unschedulable pool, rejected by these plugins.
+  virtual void Unschedulable(const framework::QueuedPodInfo& pod, int delta) = 0;
+};
+
 struct QueueOptions {
+  QueueObserver* observer = nullptr;  // may be null
   framework::Duration initial_backoff = std::chrono::seconds(1);
   framework::Duration max_backoff = std::chrono::seconds(10);
   framework::Duration max_in_unschedulable = std::chrono::minutes(5);
@@ -191,6 +206,8 @@ class SchedulingQueue {
   int64_t move_request_cycle_ = -1;
   uint64_t next_seq_ = 0;
   bool closed_ = false;
+  // The event being handled, for QueueObserver::Incoming (valid during one locked call).
+  std::string_view event_ = "";
 };
 
 }  // namespace berth::queue

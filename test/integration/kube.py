@@ -123,16 +123,57 @@ class Cluster:
             f.write(config_yaml)
         log_path = os.path.join(self.dir, name + ".log")
         with open(log_path, "w") as log:
+            # A free port for /metrics etc., so several instances can run side by side.
             p = subprocess.Popen([berth_binary(), "run", "--config", cfg, "--kubeconfig",
-                                  self.kubeconfig, *extra_args], stdout=log,
+                                  self.kubeconfig, "--bind-address", "127.0.0.1",
+                                  "--secure-port", "0", *extra_args], stdout=log,
                                  stderr=subprocess.STDOUT)
         p.log_path = log_path
         self.procs.append(p)
         return p
 
+    def https_port(self, p, timeout=20):
+        """The secure port berth reports in its log."""
+        import re
+        m = wait_for(lambda: re.search(r"on https port (\d+)", self.log_of(p)), timeout,
+                     what="berth's https port")
+        return int(m.group(1))
+
     def log_of(self, p):
         with open(p.log_path) as f:
             return f.read()
+
+
+def scrape(port, path):
+    """GET https://127.0.0.1:port/path (berth's self-signed certificate is not verified)."""
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    try:
+        with urllib.request.urlopen(f"https://127.0.0.1:{port}{path}", context=ctx, timeout=10) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as e:
+        return e.code, e.read().decode()
+    except OSError as e:
+        return 0, str(e)
+
+
+def metric(text, name, labels=None):
+    """The value of one sample in Prometheus text format (labels: dict subset to match)."""
+    total = None
+    for line in text.splitlines():
+        if not line.startswith(name) or line.startswith("#"):
+            continue
+        head, _, value = line.rpartition(" ")
+        metric_name = head.split("{", 1)[0]
+        if metric_name != name:
+            continue
+        if labels:
+            lab = head[len(name):]
+            if not all(f'{k}="{v}"' in lab for k, v in labels.items()):
+                continue
+        total = (total or 0) + float(value)
+    return total
 
 
 def berth_binary():

@@ -198,6 +198,54 @@ class BerthRunTest(unittest.TestCase):
             self.assertRegex(out, r"Warning\s+FailedScheduling\s+.*berth-scheduler\s+0/1 nodes are "
                                   r"available: 1 Insufficient cpu\.")
 
+    # 7. /metrics counts what happened, with upstream's names; /configz shows the profile.
+    def test_metrics_after_scheduling(self):
+        self.c.node("n0", cpu="2")
+        berth = self.c.start_berth("berth", config())
+        port = self.c.https_port(berth)
+        for i in range(5):
+            self.c.pod(f"p{i}", cpu="300m")
+        self.c.pod("nofit", cpu="4")
+        wait_for(lambda: len(self.bound()) == 5, 30, what="5 pods bound")
+
+        def scraped():
+            code, text = kube.scrape(port, "/metrics")
+            ok = kube.metric(text, "scheduler_schedule_attempts_total",
+                             {"result": "scheduled", "profile": "berth-scheduler"})
+            return text if code == 200 and ok == 5 else None
+
+        text = wait_for(scraped, 20, what="5 scheduled attempts in /metrics")
+        self.assertGreaterEqual(kube.metric(text, "scheduler_schedule_attempts_total",
+                                            {"result": "unschedulable"}), 1)
+        self.assertEqual(kube.metric(text, "scheduler_pending_pods", {"queue": "unschedulable"}), 1)
+        self.assertEqual(kube.metric(text, "scheduler_cache_size", {"type": "nodes"}), 1)
+        self.assertEqual(kube.metric(text, "scheduler_pod_scheduling_attempts_count"), 5)
+        self.assertGreaterEqual(kube.metric(text, "scheduler_framework_extension_point_duration_seconds_count",
+                                            {"extension_point": "Bind", "status": "Success"}), 5)
+        self.assertGreaterEqual(kube.metric(text, "berth_api_requests_total",
+                                            {"verb": "POST", "resource": "pods/binding",
+                                             "code": "201"}), 5)
+        # Upstream's buckets: Exponential(0.001, 2, 15) -> 0.001 ... 16.384.
+        buckets = [l for l in text.splitlines()
+                   if l.startswith("scheduler_scheduling_attempt_duration_seconds_bucket")]
+        self.assertTrue(any('le="0.001"' in l for l in buckets))
+        self.assertTrue(any('le="16.384"' in l for l in buckets))
+        code, cfgz = kube.scrape(port, "/configz")
+        self.assertEqual(code, 200)
+        self.assertIn('"schedulerName":"berth-scheduler"', cfgz)
+        self.assertEqual(kube.scrape(port, "/livez"), (200, "ok"))
+
+    # 8. /readyz is ready only once the informers have synced.
+    def test_readyz_waits_for_sync(self):
+        self.c.stop_apiserver()
+        berth = self.c.start_berth("berth", config(leader_elect=False))
+        port = self.c.https_port(berth)
+        code, body = kube.scrape(port, "/readyz")
+        self.assertEqual(code, 500)
+        self.assertIn("informers not synced", body)
+        self.c.up()
+        wait_for(lambda: kube.scrape(port, "/readyz") == (200, "ok"), 60, what="readyz ok")
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)

@@ -1,0 +1,218 @@
+#pragma once
+// SchedulerMetrics: every Prometheus family berth exports, with upstream kube-scheduler's names,
+// help, types, labels and buckets (pkg/scheduler/metrics/metrics.go, v1.34; see
+// shared/reference/upstream-features.md §6), plus berth's own informer and API-client families.
+//
+// No globals: the daemon creates one SchedulerMetrics and passes a reference (or pointer) to the
+// scheduler, the queue, the cache, the kube client and the informers; the HTTP server's /metrics
+// handler calls Serialize().
+//
+// Threads: every method is thread-safe and may be called from any thread (scheduling thread,
+// Filter/Score workers, binding workers, informer threads, the HTTP server). Recording methods
+// are cheap: a labelled child is looked up under a shared lock in a small map keyed by the label
+// values (created with the family's lock only on first use) and then updated atomically; a call
+// with an already-seen label set allocates nothing. Series with a fixed label set are
+// pre-created (exported as 0 from the start); a family whose label values are known only at run
+// time (profile, plugin, ...) appears in Serialize() after its first observation, as upstream's
+// client_golang vectors do.
+//
+// Durations are in seconds (use Since()); label values are copied on first use only, so
+// string_views may point at temporaries.
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "scheduler/framework/status.h"
+
+namespace prometheus {
+class Registry;
+}
+
+namespace berth::metrics {
+
+// `result` of scheduler_schedule_attempts_total / scheduler_scheduling_attempt_duration_seconds.
+inline constexpr std::string_view kScheduled = "scheduled";
+inline constexpr std::string_view kUnschedulable = "unschedulable";
+inline constexpr std::string_view kError = "error";
+
+// `queue` of scheduler_pending_pods and scheduler_queue_incoming_pods_total.
+inline constexpr std::string_view kActiveQueue = "active";
+inline constexpr std::string_view kBackoffQueue = "backoff";
+inline constexpr std::string_view kUnschedulableQueue = "unschedulable";
+inline constexpr std::string_view kGatedQueue = "gated";
+
+// `extension_point` values, upstream's strings.
+inline constexpr std::string_view kPreFilter = "PreFilter";
+inline constexpr std::string_view kFilter = "Filter";
+inline constexpr std::string_view kPreFilterExtensionAddPod = "PreFilterExtensionAddPod";
+inline constexpr std::string_view kPreFilterExtensionRemovePod = "PreFilterExtensionRemovePod";
+inline constexpr std::string_view kPostFilter = "PostFilter";
+inline constexpr std::string_view kPreScore = "PreScore";
+inline constexpr std::string_view kScore = "Score";
+inline constexpr std::string_view kScoreExtensionNormalize = "ScoreExtensionNormalize";
+inline constexpr std::string_view kReserve = "Reserve";
+inline constexpr std::string_view kUnreserve = "Unreserve";
+inline constexpr std::string_view kPermit = "Permit";
+inline constexpr std::string_view kPreBind = "PreBind";
+inline constexpr std::string_view kBind = "Bind";
+inline constexpr std::string_view kPostBind = "PostBind";
+
+// `operation` of scheduler_goroutines.
+inline constexpr std::string_view kBinding = "binding";
+inline constexpr std::string_view kPrioritizingExtender = "prioritizing_extender";
+
+// Upstream samples plugin execution durations in 10% of scheduling cycles.
+inline constexpr int kPluginMetricsSamplePercent = 10;
+
+// Same as Prometheus' ExponentialBuckets: count upper bounds start, start*factor, ...
+// (the +Inf bucket is implicit). Requires start > 0, factor > 1, count >= 1.
+std::vector<double> ExponentialBuckets(double start, double factor, int count);
+
+// Seconds elapsed since `start` on the steady clock.
+inline double Since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+// Sizes of the four scheduling-queue sets (scheduler_pending_pods).
+struct PendingPodCounts {
+  int64_t active = 0;
+  int64_t backoff = 0;
+  int64_t unschedulable = 0;
+  int64_t gated = 0;
+};
+
+// Sizes reported by the scheduler cache (scheduler_cache_size).
+struct CacheSizes {
+  int64_t nodes = 0;
+  int64_t pods = 0;
+  int64_t assumed_pods = 0;
+};
+
+class SchedulerMetrics {
+ public:
+  // Creates its own registry and registers every family in it.
+  SchedulerMetrics();
+  // Registers every family in `registry` (e.g. one shared with other collectors). Names must not
+  // already be registered there with a different type or help (prometheus-cpp throws).
+  explicit SchedulerMetrics(std::shared_ptr<prometheus::Registry> registry);
+  ~SchedulerMetrics();
+  SchedulerMetrics(const SchedulerMetrics&) = delete;
+  SchedulerMetrics& operator=(const SchedulerMetrics&) = delete;
+
+  const std::shared_ptr<prometheus::Registry>& registry() const { return registry_; }
+
+  // The whole registry in the Prometheus text exposition format (version 0.0.4), for /metrics.
+  // Content-Type: "text/plain; version=0.0.4; charset=utf-8".
+  std::string Serialize() const;
+
+  // ---- Scheduling cycle (scheduling thread; Filter/Score workers for plugin calls) ----
+
+  // One scheduling attempt ended; call exactly once per attempt, as upstream does: kScheduled
+  // from the binding cycle once Bind succeeded (seconds from pop to bound — upstream's "scheduling
+  // algorithm + binding"), kUnschedulable or kError from whichever cycle failed (seconds from pop
+  // to the failure). scheduler_schedule_attempts_total{result,profile} += 1;
+  // scheduler_scheduling_attempt_duration_seconds{result,profile} observes seconds.
+  void ScheduleAttempt(std::string_view result, std::string_view profile, double seconds);
+
+  // scheduler_scheduling_algorithm_duration_seconds: snapshot → PreFilter … pick a node.
+  void SchedulingAlgorithm(double seconds);
+
+  // All plugins of one extension point ran in `seconds` and produced `status`.
+  // scheduler_framework_extension_point_duration_seconds{extension_point,status,profile}; the
+  // status label is upstream's code name ("Success", "Unschedulable", ...).
+  void ExtensionPoint(std::string_view extension_point, framework::Code status,
+                      std::string_view profile, double seconds);
+
+  // Whether this scheduling cycle should record PluginExecution (true in ~10% of calls, as
+  // upstream's pluginMetricsSamplePercent). Call once per cycle and keep the answer for it.
+  bool SamplePluginMetrics();
+
+  // One plugin call at one extension point (only in sampled cycles).
+  // scheduler_plugin_execution_duration_seconds{plugin,extension_point,status}.
+  void PluginExecution(std::string_view plugin, std::string_view extension_point,
+                       framework::Code status, double seconds);
+
+  // A plugin was evaluated at PreFilter, Filter, PreScore or Score in a cycle (once per plugin per
+  // extension point per cycle, not per node). scheduler_plugin_evaluation_total += 1.
+  void PluginEvaluation(std::string_view plugin, std::string_view extension_point,
+                        std::string_view profile);
+
+  // A pod was bound after `attempts` scheduling attempts (>= 1), `sli_seconds` after it first
+  // entered the queue. scheduler_pod_scheduling_sli_duration_seconds{attempts="1".."14"|"15+"}
+  // and scheduler_pod_scheduling_attempts observe.
+  void PodScheduled(int attempts, double sli_seconds);
+
+  // PostFilter tried preemption. scheduler_preemption_attempts_total += 1.
+  void PreemptionAttempt();
+  // Preemption chose `victims` pods to evict. scheduler_preemption_victims observes.
+  void PreemptionVictims(int victims);
+
+  // WaitOnPermit returned `result` after `seconds` (binding worker).
+  // scheduler_permit_wait_duration_seconds{result=code name}.
+  void PermitWait(framework::Code result, double seconds);
+
+  // Adds delta (may be negative) to scheduler_goroutines{operation}: +1 when a binding worker
+  // starts a binding cycle (kBinding), -1 when it ends.
+  void Goroutines(std::string_view operation, double delta);
+
+  // ---- Scheduling queue ----
+
+  // Sets scheduler_pending_pods{queue=active|backoff|unschedulable|gated}.
+  void PendingPods(const PendingPodCounts& counts);
+
+  // `count` pods moved into `queue` (kActiveQueue, kBackoffQueue, kUnschedulableQueue,
+  // kGatedQueue) because of `event` (upstream's event label: "PodAdd", "NodeAdd",
+  // "ScheduleAttemptFailure", "BackoffComplete", "UnschedulableTimeout", ...).
+  // scheduler_queue_incoming_pods_total{queue,event} += count.
+  void QueueIncomingPods(std::string_view queue, std::string_view event, int64_t count = 1);
+
+  // Adds delta to scheduler_unschedulable_pods{plugin,profile}: +1 for each rejecting plugin when
+  // a pod enters the unschedulable set, -1 for each when it leaves it (as upstream's queue does).
+  void UnschedulablePods(std::string_view plugin, std::string_view profile, double delta);
+
+  // ---- Cache and event handlers ----
+
+  // Sets scheduler_cache_size{type=nodes|pods|assumed_pods}.
+  void CacheSize(const CacheSizes& sizes);
+
+  // An informer event was handled (cache + queue update) in `seconds`; event like "PodAdd",
+  // "NodeUpdate". scheduler_event_handling_duration_seconds{event}.
+  void EventHandling(std::string_view event, double seconds);
+
+  // ---- Informers (berth's own); resource is the kind: "Pod", "Node", ... ----
+
+  // A watch ended and was re-opened (timeout, disconnect, error).
+  // berth_informer_watch_restarts_total{resource} += 1.
+  void InformerWatchRestart(std::string_view resource);
+  // A full list was done again (initial list excluded; 410 Gone, resync).
+  // berth_informer_relists_total{resource} += 1.
+  void InformerRelist(std::string_view resource);
+  // The informer's store is in sync with the server as of `when` (after a list, or a bookmark /
+  // event that advanced the resourceVersion). berth_informer_last_sync_timestamp_seconds{resource}
+  // is set to `when` in Unix seconds.
+  void InformerSynced(std::string_view resource, std::chrono::system_clock::time_point when =
+                                                     std::chrono::system_clock::now());
+
+  // ---- API client (berth's own) ----
+
+  // One HTTP request to the API server finished. verb: "GET", "LIST", "WATCH", "POST", "PATCH",
+  // ...; resource: "pods", "bindings", ...; code: the HTTP status, or <= 0 when no response came
+  // (label "<error>", as client-go). berth_api_requests_total{verb,resource,code} += 1 and
+  // berth_api_request_duration_seconds{verb,resource,code} observes seconds.
+  void ApiRequest(std::string_view verb, std::string_view resource, int code, double seconds);
+
+  // The client-side rate limiter delayed a request by `seconds`.
+  // berth_api_rate_limiter_wait_seconds_total += seconds.
+  void RateLimiterWait(double seconds);
+
+ private:
+  struct Families;
+  std::shared_ptr<prometheus::Registry> registry_;
+  std::unique_ptr<Families> f_;
+};
+
+}  // namespace berth::metrics
