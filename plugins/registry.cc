@@ -1,7 +1,9 @@
 #include "plugins/registry.h"
 
+#include "plugins/coscheduling/coscheduling.h"
 #include "plugins/default_binder/default_binder.h"
 #include "plugins/image_locality/image_locality.h"
+#include "plugins/inter_pod_affinity/inter_pod_affinity.h"
 #include "plugins/node_affinity/node_affinity.h"
 #include "plugins/node_label/node_label.h"
 #include "plugins/node_name/node_name.h"
@@ -9,6 +11,7 @@
 #include "plugins/node_resources_balanced_allocation/node_resources_balanced_allocation.h"
 #include "plugins/node_resources_fit/node_resources_fit.h"
 #include "plugins/node_unschedulable/node_unschedulable.h"
+#include "plugins/pod_topology_spread/pod_topology_spread.h"
 #include "plugins/priority_sort/priority_sort.h"
 #include "plugins/scheduling_gates/scheduling_gates.h"
 #include "plugins/taint_toleration/taint_toleration.h"
@@ -31,6 +34,9 @@ framework::Registry NewInTreeRegistry() {
   BERTH_REGISTER(image_locality);
   BERTH_REGISTER(default_binder);
   BERTH_REGISTER(node_label);
+  BERTH_REGISTER(coscheduling);
+  BERTH_REGISTER(pod_topology_spread);
+  BERTH_REGISTER(inter_pod_affinity);
 #undef BERTH_REGISTER
   return r;
 }

@@ -82,7 +82,13 @@ void Scheduler::AddPod(std::shared_ptr<const api::Pod> pod) {
         raw);
     return;
   }
-  if (Responsible(*pod)) queue_->Add(framework::MakePodInfo(std::move(pod)));
+  if (!Responsible(*pod)) return;
+  const api::Pod* raw = pod.get();
+  queue_->Add(framework::MakePodInfo(pod));
+  // A new pending pod may complete a group others wait for (Coscheduling registers Pod/Add).
+  queue_->MoveAllToActiveOrBackoffQueue(
+      ClusterEvent{EventResource::kUnscheduledPod, action::kAdd, "UnscheduledPodAdd"},
+      std::monostate{}, raw);
 }
 
 void Scheduler::UpdatePod(const api::Pod& old_pod, std::shared_ptr<const api::Pod> pod) {

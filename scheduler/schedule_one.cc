@@ -157,8 +157,10 @@ Status Scheduler::SchedulePod(runtime::Framework& fwk, framework::CycleState& st
   }
   feasible_buf_.clear();
   Status s = FindNodesThatFitPod(fwk, state, pod, &feasible_buf_, diag);
+  if (options_.explain && (s.IsSuccess() || s.IsRejected())) {
+    Explain(fwk, state, pod, *diag, feasible_buf_);
+  }
   if (!s.IsSuccess()) return s;
-  if (options_.explain) Explain(fwk, state, pod, *diag, feasible_buf_);
   if (feasible_buf_.empty()) return Status(Code::kUnschedulable, std::string());
   if (feasible_buf_.size() == 1) {
     result->host = feasible_buf_[0]->name();

@@ -42,7 +42,8 @@ struct QueuedPodInfo {
 
 enum class EventResource : uint8_t {
   kPod,
-  kAssignedPod,  // internal: a pod bound to a node (for requeue purposes)
+  kAssignedPod,     // internal: a pod bound to a node (registered kPod matches it)
+  kUnscheduledPod,  // internal: a pending pod (registered kPod matches it)
   kNode,
   kPersistentVolume,
   kPersistentVolumeClaim,
@@ -79,9 +80,14 @@ struct ClusterEvent {
   uint32_t action_type = action::kAll;
   std::string label;  // for metrics and logs, e.g. "NodeAdd", "AssignedPodDelete"
 
+  // Same as upstream's ClusterEvent.Match: a plugin that registered Pod hears about assigned and
+  // unscheduled pods alike; one that registered kAssignedPod only about assigned ones.
   bool Matches(const ClusterEvent& incoming) const {
-    return (resource == EventResource::kWildcard || resource == incoming.resource) &&
-           (action_type & incoming.action_type) != 0;
+    const bool resource_matches =
+        resource == EventResource::kWildcard || resource == incoming.resource ||
+        (resource == EventResource::kPod && (incoming.resource == EventResource::kAssignedPod ||
+                                             incoming.resource == EventResource::kUnscheduledPod));
+    return resource_matches && (action_type & incoming.action_type) != 0;
   }
 };
 

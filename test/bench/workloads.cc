@@ -36,7 +36,10 @@ std::shared_ptr<api::Pod> BasePod(int i) {
 
 }  // namespace
 
-std::vector<std::string> WorkloadNames() { return {"SchedulingBasic", "SchedulingNodeAffinity"}; }
+std::vector<std::string> WorkloadNames() {
+  return {"SchedulingBasic", "SchedulingNodeAffinity", "TopologySpreading",
+          "SchedulingPodAntiAffinity"};
+}
 
 Result<simulate::ClusterFile> Generate(const std::string& workload, int nodes, int pods) {
   simulate::ClusterFile c;
@@ -60,6 +63,48 @@ Result<simulate::ClusterFile> Generate(const std::string& workload, int nodes, i
       api::NodeAffinity na;
       na.required = api::NodeSelector{{term}};
       p->spec.affinity = api::Affinity{na, std::nullopt, std::nullopt};
+      c.pods.push_back(p);
+    }
+    return c;
+  }
+  if (workload == "TopologySpreading") {
+    // scheduler_perf: nodes labelled with zones moon-1..3; pods labelled color=blue with a
+    // DoNotSchedule zone constraint, maxSkew 1, selecting color In [blue].
+    for (int i = 0; i < nodes; ++i) {
+      auto n = BaseNode(i);
+      n->metadata.labels["topology.kubernetes.io/zone"] = "moon-" + std::to_string(i % 3 + 1);
+      c.nodes.push_back(n);
+    }
+    for (int i = 0; i < pods; ++i) {
+      auto p = BasePod(i);
+      p->metadata.labels["color"] = "blue";
+      api::TopologySpreadConstraint tsc;
+      tsc.max_skew = 1;
+      tsc.topology_key = "topology.kubernetes.io/zone";
+      tsc.when_unsatisfiable = "DoNotSchedule";
+      tsc.label_selector =
+          api::LabelSelector{{}, {{"color", api::SelectorOperator::kIn, {"blue"}}}};
+      p->spec.topology_spread_constraints.push_back(std::move(tsc));
+      c.pods.push_back(p);
+    }
+    return c;
+  }
+  if (workload == "SchedulingPodAntiAffinity") {
+    // scheduler_perf (pod-with-pod-anti-affinity.yaml): pods labelled color=green require
+    // anti-affinity to color=green pods on kubernetes.io/hostname, in namespaces sched-0 (the
+    // first half, upstream's init pods) and sched-1 (the measured half).
+    for (int i = 0; i < nodes; ++i) c.nodes.push_back(BaseNode(i));
+    for (int i = 0; i < pods; ++i) {
+      auto p = BasePod(i);
+      p->metadata.namespace_ = i < pods / 2 ? "sched-0" : "sched-1";
+      p->metadata.labels = {{"color", "green"}, {"name", "test"}};
+      api::PodAffinityTerm term;
+      term.label_selector = api::LabelSelector{{{"color", "green"}}, {}};
+      term.topology_key = "kubernetes.io/hostname";
+      term.namespaces = {"sched-1", "sched-0"};
+      api::PodAffinity anti;
+      anti.required.push_back(std::move(term));
+      p->spec.affinity = api::Affinity{std::nullopt, std::nullopt, std::move(anti)};
       c.pods.push_back(p);
     }
     return c;

@@ -126,6 +126,40 @@ class MakePod {
     pod_.spec.scheduling_gates.push_back(std::move(g));
     return *this;
   }
+  // A pod (anti-)affinity term selecting `key <op> values` (values unused for Exists and
+  // DoesNotExist) over topology_key; set namespaces etc. on the result as needed.
+  static api::PodAffinityTerm AffinityTerm(std::string key, api::SelectorOperator op,
+                                           std::vector<std::string> values,
+                                           std::string topology_key) {
+    api::PodAffinityTerm t;
+    t.label_selector = api::LabelSelector{{}, {{std::move(key), op, std::move(values)}}};
+    t.topology_key = std::move(topology_key);
+    return t;
+  }
+  // Appends a required (weight 0) or preferred (weight > 0) pod affinity term.
+  MakePod& PodAffinity(api::PodAffinityTerm term, int32_t weight = 0) {
+    if (!pod_.spec.affinity) pod_.spec.affinity.emplace();
+    auto& pa = pod_.spec.affinity->pod_affinity;
+    if (!pa) pa.emplace();
+    if (weight == 0) {
+      pa->required.push_back(std::move(term));
+    } else {
+      pa->preferred.push_back({weight, std::move(term)});
+    }
+    return *this;
+  }
+  // Appends a required (weight 0) or preferred (weight > 0) pod anti-affinity term.
+  MakePod& PodAntiAffinity(api::PodAffinityTerm term, int32_t weight = 0) {
+    if (!pod_.spec.affinity) pod_.spec.affinity.emplace();
+    auto& pa = pod_.spec.affinity->pod_anti_affinity;
+    if (!pa) pa.emplace();
+    if (weight == 0) {
+      pa->required.push_back(std::move(term));
+    } else {
+      pa->preferred.push_back({weight, std::move(term)});
+    }
+    return *this;
+  }
   api::Pod& Mutable() { return pod_; }
   api::Pod Obj() const { return pod_; }
   std::shared_ptr<const api::Pod> Ptr() const { return std::make_shared<api::Pod>(pod_); }

@@ -163,6 +163,16 @@ TEST(ClusterEventTest, Matches) {
   EXPECT_FALSE(node_any_update.Matches(node_add));
   EXPECT_TRUE(wildcard.Matches(node_add));
   EXPECT_TRUE(wildcard.Matches(pod_delete));
+  // A plugin registered for Pod events hears about assigned and unscheduled pods (upstream's
+  // Match); one registered for assigned pods does not hear about pending ones.
+  ClusterEvent registered_pod_delete{EventResource::kPod, action::kDelete, ""};
+  EXPECT_TRUE(registered_pod_delete.Matches(pod_delete));
+  ClusterEvent unscheduled_add{EventResource::kUnscheduledPod, action::kAdd, "UnscheduledPodAdd"};
+  ClusterEvent registered_pod_add{EventResource::kPod, action::kAdd, ""};
+  ClusterEvent registered_assigned_add{EventResource::kAssignedPod, action::kAdd, ""};
+  EXPECT_TRUE(registered_pod_add.Matches(unscheduled_add));
+  EXPECT_FALSE(registered_assigned_add.Matches(unscheduled_add));
+  EXPECT_FALSE(registered_pod_delete.Matches(unscheduled_add));
 }
 
 TEST(PreFilterResultTest, AllNodesUntilNarrowed) {

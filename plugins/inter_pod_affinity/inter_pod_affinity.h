@@ -1,0 +1,57 @@
+#pragma once
+// InterPodAffinity (PreFilter + AddPod/RemovePod, Filter, PreScore, Score + NormalizeScore,
+// EnqueueExtensions) — upstream's interpodaffinity plugin (v1.34).
+//
+// Args (InterPodAffinityArgs): hardPodAffinityWeight (default 1, 0..100; otherwise start-up error
+// "<path>.hardPodAffinityWeight: Invalid value: <w>: not in valid range [0-100]"),
+// ignorePreferredTermsOfExistingPods (default false). Unknown fields are errors.
+//
+// PreFilter counts, per (topology key, value), the existing pods that (a) have a required
+// anti-affinity term matching the incoming pod, (b) match all of the incoming pod's required
+// affinity terms, (c) match each of its required anti-affinity terms. Skip when the pod has no
+// required terms and no existing anti-affinity term matches it. The incoming pod's
+// namespaceSelector is resolved to names from Handle::objects().namespaces; existing pods'
+// namespaceSelectors are matched against the incoming pod's namespace labels.
+// matchLabelKeys / mismatchLabelKeys are merged from each term owner's labels, as the API server
+// does at pod creation. AddPod/RemovePod update the counts (no-op when PreFilter skipped).
+//
+// Filter is a few hash lookups per term, in upstream's order:
+//   UnschedulableAndUnresolvable "node(s) didn't match pod affinity rules" — a required affinity
+//     topology key missing on the node, or no matching pod in the node's domain (unless no pod in
+//     the cluster matches and the pod matches its own terms: the first pod of a group);
+//   Unschedulable "node(s) didn't match pod anti-affinity rules";
+//   Unschedulable "node(s) didn't satisfy existing pods anti-affinity rules".
+//   Without PreFilter state: Error.
+//
+// PreScore sums per (topology key, value): + weight of the incoming pod's preferred affinity
+// terms matched by existing pods, − weight of its preferred anti-affinity terms, +
+// hardPodAffinityWeight for existing pods' required affinity terms the incoming pod matches, ±
+// weight of existing pods' preferred (anti-)affinity terms it matches. Skip when there are no
+// nodes, when ignorePreferredTermsOfExistingPods is set and the pod has no preferred terms, or
+// when nothing matched. Score = Σ over the node's labels; NormalizeScore maps [min, max] to
+// [0, 100] (all 0 when max == min).
+//
+// Requeue: assigned Pod Add|UpdatePodLabel|Delete and Node Add|UpdateNodeLabel|UpdateNodeTaint,
+// with upstream's queueing hints.
+
+#include <memory>
+
+#include "informers/api/result.h"
+#include "scheduler/framework/plugin.h"
+#include "scheduler/framework/registry.h"
+
+namespace berth::plugins::inter_pod_affinity {
+
+inline constexpr const char kName[] = "InterPodAffinity";
+
+inline constexpr const char kErrReasonExistingAntiAffinityRulesNotMatch[] =
+    "node(s) didn't satisfy existing pods anti-affinity rules";
+inline constexpr const char kErrReasonAffinityRulesNotMatch[] =
+    "node(s) didn't match pod affinity rules";
+inline constexpr const char kErrReasonAntiAffinityRulesNotMatch[] =
+    "node(s) didn't match pod anti-affinity rules";
+
+// Error when ctx.handle is null or the args are invalid.
+Result<std::shared_ptr<framework::Plugin>> New(const framework::PluginContext& ctx);
+
+}  // namespace berth::plugins::inter_pod_affinity
