@@ -31,8 +31,8 @@
 // when nothing matched. Score = Σ over the node's labels; NormalizeScore maps [min, max] to
 // [0, 100] (all 0 when max == min).
 //
-// Requeue: assigned Pod Add|UpdatePodLabel|Delete and Node Add|UpdateNodeLabel|UpdateNodeTaint,
-// with upstream's queueing hints.
+// Requeue: Pod Add|UpdatePodLabel|Delete (unscheduled pods are skipped by the hint) and Node
+// Add|UpdateNodeLabel|UpdateNodeTaint, with upstream's queueing hints.
 
 #include <memory>
 

@@ -126,9 +126,8 @@ std::vector<framework::ClusterEventWithHint> InterPodAffinity::EventsToRegister(
   // changes may start or stop matching. Add: a new pod may satisfy the pod's affinity.
   // Node UpdateNodeTaint is upstream's workaround for NodeAdd events filtered by preCheck.
   return {
-      {ClusterEvent{EventResource::kAssignedPod,
-                    action::kAdd | action::kUpdatePodLabel | action::kDelete,
-                    "AssignedPodAdd|UpdatePodLabel|Delete"},
+      {ClusterEvent{EventResource::kPod, action::kAdd | action::kUpdatePodLabel | action::kDelete,
+                    "PodAdd|UpdatePodLabel|Delete"},
        AfterPodChange},
       {ClusterEvent{EventResource::kNode,
                     action::kAdd | action::kUpdateNodeLabel | action::kUpdateNodeTaint,

@@ -38,7 +38,7 @@ std::shared_ptr<api::Pod> BasePod(int i) {
 
 std::vector<std::string> WorkloadNames() {
   return {"SchedulingBasic", "SchedulingNodeAffinity", "TopologySpreading",
-          "SchedulingPodAntiAffinity"};
+          "SchedulingPodAntiAffinity", "Gang3", "Gang50"};
 }
 
 Result<simulate::ClusterFile> Generate(const std::string& workload, int nodes, int pods) {
@@ -86,6 +86,26 @@ Result<simulate::ClusterFile> Generate(const std::string& workload, int nodes, i
           api::LabelSelector{{}, {{"color", api::SelectorOperator::kIn, {"blue"}}}};
       p->spec.topology_spread_constraints.push_back(std::move(tsc));
       c.pods.push_back(p);
+    }
+    return c;
+  }
+  if (workload == "Gang3" || workload == "Gang50") {
+    // Coscheduling: groups of 3 (or 50) pods with minMember = group size; pods of one group are
+    // created together. Nodes as SchedulingBasic.
+    const int size = workload == "Gang3" ? 3 : 50;
+    for (int i = 0; i < nodes; ++i) c.nodes.push_back(BaseNode(i));
+    for (int g = 0; g * size < pods; ++g) {
+      auto pg = std::make_shared<api::PodGroup>();
+      pg->metadata.name = "group-" + std::to_string(g);
+      pg->metadata.namespace_ = "sched-test";
+      pg->metadata.creation_timestamp = api::Time{int64_t{1700000000} * 1000000 + g};
+      pg->spec.min_member = size;
+      c.pod_groups.push_back(pg);
+      for (int k = 0; k < size && g * size + k < pods; ++k) {
+        auto p = BasePod(g * size + k);
+        p->metadata.labels[api::kPodGroupLabel] = pg->metadata.name;
+        c.pods.push_back(p);
+      }
     }
     return c;
   }

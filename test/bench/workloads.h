@@ -11,11 +11,25 @@
 
 namespace berth::bench {
 
-// Names of the workloads Generate knows.
+// Names of the workloads Generate knows. Gang3 / Gang50 are PodGroups of 3 / 50 pods and need
+// the Coscheduling profile (GangConfig).
 std::vector<std::string> WorkloadNames();
 
 // Builds the cluster: `nodes` nodes and `pods` pending pods for profile berth-scheduler.
 // Error for an unknown workload.
 Result<simulate::ClusterFile> Generate(const std::string& workload, int nodes, int pods);
+
+// The scheduler-plugins style profile the gang workloads run with.
+inline constexpr const char kGangConfig[] = R"(apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: berth-scheduler
+  plugins:
+    multiPoint:
+      enabled: [{name: Coscheduling}]
+    queueSort:
+      enabled: [{name: Coscheduling}]
+      disabled: [{name: "*"}]
+)";
 
 }  // namespace berth::bench

@@ -672,17 +672,17 @@ TEST(InterPodAffinityFilterTest, MatchLabelKeys) {
   api::Pod existing = app("old", "nodeA", "v1");
   existing.spec.affinity.emplace().pod_anti_affinity.emplace().required.push_back(anti);
   RunCase({"existing pod's matchLabelKeys: a pod of another revision is not repelled",
-       WithLabels(MakePod("p").Obj(), {{"app", "web"}, {"hash", "v2"}}),
-       {existing},
-       nodes,
-       true,
-       {}});
+           WithLabels(MakePod("p").Obj(), {{"app", "web"}, {"hash", "v2"}}),
+           {existing},
+           nodes,
+           true,
+           {}});
   RunCase({"existing pod's matchLabelKeys: a pod of the same revision is repelled",
-       WithLabels(MakePod("p").Obj(), {{"app", "web"}, {"hash", "v1"}}),
-       {existing},
-       nodes,
-       false,
-       {kExistingU, kOk}});
+           WithLabels(MakePod("p").Obj(), {{"app", "web"}, {"hash", "v1"}}),
+           {existing},
+           nodes,
+           false,
+           {kExistingU, kOk}});
 }
 
 }  // namespace

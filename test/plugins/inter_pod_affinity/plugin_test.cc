@@ -91,7 +91,7 @@ TEST(InterPodAffinityPluginTest, PodChangeHint) {
   Env env = SetUpEnv({}, {});
   const auto events = env.As<framework::EnqueueExtensions>().EventsToRegister();
   ASSERT_EQ(events.size(), 2u);
-  const auto& pod_event = EventFor(events, framework::EventResource::kAssignedPod);
+  const auto& pod_event = EventFor(events, framework::EventResource::kPod);
   EXPECT_EQ(pod_event.event.action_type, framework::action::kAdd |
                                              framework::action::kUpdatePodLabel |
                                              framework::action::kDelete);

@@ -261,18 +261,18 @@ TEST(InterPodAffinityScoreTest, PreferredAffinity) {
 
   const api::Value ignore = Args(1, true);
   RunCase({"Ignore preferred terms of existing pods",
-       P(pod(), kS2),
-       {P(stay_s1_away_s2(), kS1, "node1"), P(stay_s2_region(), kS2, "node2")},
-       Nodes({kChina, kIndia}),
-       {}},
-      &ignore);
+           P(pod(), kS2),
+           {P(stay_s1_away_s2(), kS1, "node1"), P(stay_s2_region(), kS2, "node2")},
+           Nodes({kChina, kIndia}),
+           {}},
+          &ignore);
   // With preferred terms of its own the incoming pod is still scored.
   RunCase({"Ignore preferred terms of existing pods, incoming pod with preferences",
-       P(stay_s2_region(), kS1),
-       {P(pod(), kS2, "node2")},
-       Nodes({kChina, kIndia}),
-       {0, 100}},
-      &ignore);
+           P(stay_s2_region(), kS1),
+           {P(pod(), kS2, "node2")},
+           Nodes({kChina, kIndia}),
+           {0, 100}},
+          &ignore);
 }
 
 TEST(InterPodAffinityScoreTest, HardPodAffinitySymmetricWeight) {
@@ -291,10 +291,11 @@ TEST(InterPodAffinityScoreTest, HardPodAffinitySymmetricWeight) {
   RunCase({"with default weight", incoming(""), pods, nodes, {100, 100, 0}}, &weight1);
   RunCase({"with zero weight", incoming(""), pods, nodes, {}}, &weight0);
   RunCase({"with no matching namespace", incoming("subteam1.team2"), pods, nodes, {}}, &weight1);
-  RunCase({"with matching NamespaceSelector", incoming("subteam1.team1"), pods, nodes, {100, 100, 0}},
+  RunCase(
+      {"with matching NamespaceSelector", incoming("subteam1.team1"), pods, nodes, {100, 100, 0}},
       &weight1);
   RunCase({"with matching Namespaces", incoming("subteam2.team2"), pods, nodes, {100, 100, 0}},
-      &weight1);
+          &weight1);
 }
 
 // Negative raw scores (anti-affinity) are shifted so the least preferred node gets 0.
@@ -308,11 +309,11 @@ TEST(InterPodAffinityScoreTest, NormalizeScoreMinMax) {
       WithLabels(MakePod("web").Node("node2").Obj(), {{"app", "web"}})};
   // Raw scores: node1 -10, node2 +3, node3 0 -> (x + 10) * 100 / 13.
   RunCase({"min-max",
-       incoming,
-       pods,
-       Nodes({{{"zone", "a"}}, {{"zone", "b"}}, {{"zone", "c"}}}),
-       {0, 100, 76}},
-      nullptr);
+           incoming,
+           pods,
+           Nodes({{{"zone", "a"}}, {{"zone", "b"}}, {{"zone", "c"}}}),
+           {0, 100, 76}},
+          nullptr);
 }
 
 }  // namespace

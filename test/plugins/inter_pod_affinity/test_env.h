@@ -56,7 +56,7 @@ struct Env {
 };
 
 inline Env SetUpEnv(const std::vector<api::Node>& nodes, const std::vector<api::Pod>& pods,
-                 const api::Value* args = nullptr) {
+                    const api::Value* args = nullptr) {
   std::vector<framework::NodeInfo> infos;
   for (const auto& n : nodes) {
     framework::NodeInfo ni(std::make_shared<api::Node>(n));
