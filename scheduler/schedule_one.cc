@@ -68,6 +68,8 @@ bool Scheduler::ScheduleOne(bool block) {
   const SteadyTime started = std::chrono::steady_clock::now();
   const int64_t cycle = queue_->SchedulingCycle();
   auto state = std::make_shared<framework::CycleState>();
+  // Plugin execution times are recorded in ~10% of cycles, as upstream samples them.
+  state->record_plugin_metrics = deps_.metrics != nullptr && deps_.metrics->SamplePluginMetrics();
   ScheduleResult result;
   framework::PodInfoPtr assumed;
   framework::Diagnosis diag;

@@ -46,6 +46,7 @@ Result<std::unique_ptr<Scheduler>> Scheduler::Create(const config::SchedulerConf
   fdeps.clock = deps.clock;
   fdeps.parallelizer = &s->parallelizer_;
   fdeps.api_writer = deps.api_writer;
+  fdeps.metrics = deps.metrics;
   for (size_t i = 0; i < cfg.profiles.size(); ++i) {
     auto fwk = runtime::Framework::Create(cfg.profiles[i], static_cast<int>(i),
                                           cfg.percentage_of_nodes_to_score, registry, fdeps);

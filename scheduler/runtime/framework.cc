@@ -249,7 +249,11 @@ Status Framework::RunPreFilterPlugins(framework::CycleState& state, const framew
   state.skip_filter_mask = 0;
   Status returned = RunPreFilterLoop(state, pod, result, plugins_with_nodes);
   for (size_t i = 0; i < filter_.size() && i < 64; ++i) {
-    if (state.skip_filter_plugins.count(filter_[i]->Name())) state.skip_filter_mask |= 1ull << i;
+    if (state.skip_filter_plugins.count(filter_[i]->Name())) {
+      state.skip_filter_mask |= 1ull << i;
+    } else {
+      Evaluated(filter_[i]->Name(), metrics::kFilter);
+    }
   }
   return returned;
 }
@@ -261,11 +265,13 @@ Status Framework::RunPreFilterLoop(framework::CycleState& state, const framework
   const auto& nodes = deps_.snapshot->List();
   for (const auto* p : pre_filter_) {
     framework::PreFilterResult r;
-    Status s = p->PreFilter(state, pod, nodes, &r);
+    Status s = Timed(state, p->Name(), metrics::kPreFilter,
+                     [&] { return p->PreFilter(state, pod, nodes, &r); });
     if (s.IsSkip()) {
       state.skip_filter_plugins.emplace(p->Name());
       continue;
     }
+    Evaluated(p->Name(), metrics::kPreFilter);
     if (!s.IsSuccess()) {
       s.WithPlugin(p->Name());
       if (s.code() == Code::kUnschedulableAndUnresolvable) return s;
@@ -345,11 +351,13 @@ Status Framework::RunPreScorePlugins(framework::CycleState& state, const framewo
                                      const std::vector<const framework::NodeInfo*>& nodes) const {
   state.skip_score_plugins.clear();
   for (const auto* p : pre_score_) {
-    Status s = p->PreScore(state, pod, nodes);
+    Status s = Timed(state, p->Name(), metrics::kPreScore,
+                     [&] { return p->PreScore(state, pod, nodes); });
     if (s.IsSkip()) {
       state.skip_score_plugins.emplace(p->Name());
       continue;
     }
+    Evaluated(p->Name(), metrics::kPreScore);
     if (!s.IsSuccess()) {
       return Status::Error("running PreScore plugin \"" + std::string(p->Name()) +
                            "\": " + s.Message())
@@ -376,6 +384,7 @@ Status Framework::RunScorePlugins(const framework::CycleState& state, const fram
     active.push_back(score_[i]);
     weights.push_back(score_weights_[i]);
     out->plugins.push_back(score_[i]->Name());
+    Evaluated(score_[i]->Name(), metrics::kScore);
   }
   const size_t np = active.size();
   const size_t nn = nodes.size();
@@ -436,7 +445,8 @@ Status Framework::RunReservePluginsReserve(framework::CycleState& state,
                                            const framework::PodInfo& pod,
                                            const std::string& node) const {
   for (const auto* p : reserve_) {
-    Status s = p->Reserve(state, pod, node);
+    Status s =
+        Timed(state, p->Name(), metrics::kReserve, [&] { return p->Reserve(state, pod, node); });
     if (!s.IsSuccess()) {
       if (s.IsRejected()) return std::move(s).WithPlugin(p->Name());
       return Status::Error("running Reserve plugin \"" + std::string(p->Name()) +
@@ -461,7 +471,8 @@ Status Framework::RunPermitPlugins(framework::CycleState& state, framework::PodI
   const framework::TimePoint now = deps_.clock->Now();
   for (const auto* p : permit_) {
     framework::Duration timeout{0};
-    Status s = p->Permit(state, *pod, node, &timeout);
+    Status s = Timed(state, p->Name(), metrics::kPermit,
+                     [&] { return p->Permit(state, *pod, node, &timeout); });
     if (s.IsSuccess()) continue;
     if (s.IsWait()) {
       // Upstream caps every plugin's wait at 15 minutes.
@@ -506,7 +517,8 @@ std::shared_ptr<framework::WaitingPod> Framework::WaitingPodFor(const std::strin
 Status Framework::RunPreBindPlugins(framework::CycleState& state, const framework::PodInfo& pod,
                                     const std::string& node) const {
   for (const auto* p : pre_bind_) {
-    Status s = p->PreBind(state, pod, node);
+    Status s =
+        Timed(state, p->Name(), metrics::kPreBind, [&] { return p->PreBind(state, pod, node); });
     if (!s.IsSuccess()) {
       if (s.IsRejected()) return std::move(s).WithPlugin(p->Name());
       return Status::Error("running PreBind plugin \"" + std::string(p->Name()) +
@@ -520,7 +532,7 @@ Status Framework::RunPreBindPlugins(framework::CycleState& state, const framewor
 Status Framework::RunBindPlugins(framework::CycleState& state, const framework::PodInfo& pod,
                                  const std::string& node) const {
   for (const auto* p : bind_) {
-    Status s = p->Bind(state, pod, node);
+    Status s = Timed(state, p->Name(), metrics::kBind, [&] { return p->Bind(state, pod, node); });
     if (s.IsSkip()) continue;
     if (!s.IsSuccess()) {
       if (s.IsRejected()) return std::move(s).WithPlugin(p->Name());

@@ -21,6 +21,7 @@
 #include "scheduler/framework/handle.h"
 #include "scheduler/framework/plugin.h"
 #include "scheduler/framework/registry.h"
+#include "scheduler/metrics/metrics.h"
 
 namespace berth::runtime {
 
@@ -31,6 +32,9 @@ struct Deps {
   const framework::Clock* clock = nullptr;
   framework::Parallelizer* parallelizer = nullptr;
   framework::ApiWriter* api_writer = nullptr;
+  // scheduler_plugin_evaluation_total and, in sampled cycles (CycleState::record_plugin_metrics),
+  // scheduler_plugin_execution_duration_seconds. May be null.
+  metrics::SchedulerMetrics* metrics = nullptr;
 };
 
 // The scores of one RunScorePlugins call. Buffers are reused across cycles by the caller, so a
@@ -138,6 +142,20 @@ class Framework final : public framework::Handle {
 
  private:
   explicit Framework(const Deps& deps) : deps_(deps) {}
+  // Counts a plugin evaluated at a point (PreFilter, Filter, PreScore, Score) this cycle.
+  void Evaluated(std::string_view plugin, std::string_view point) const {
+    if (deps_.metrics != nullptr) deps_.metrics->PluginEvaluation(plugin, point, scheduler_name_);
+  }
+  // Runs fn() (a plugin call returning Status) and, in sampled cycles, records its duration.
+  template <typename Fn>
+  framework::Status Timed(const framework::CycleState& state, std::string_view plugin,
+                          std::string_view point, Fn&& fn) const {
+    if (deps_.metrics == nullptr || !state.record_plugin_metrics) return fn();
+    auto start = std::chrono::steady_clock::now();
+    framework::Status s = fn();
+    deps_.metrics->PluginExecution(plugin, point, s.code(), metrics::Since(start));
+    return s;
+  }
   framework::Status RunPreFilterLoop(framework::CycleState& state, const framework::PodInfo& pod,
                                      framework::PreFilterResult* result,
                                      std::vector<std::string>* plugins_with_nodes) const;

@@ -230,6 +230,11 @@ class BerthRunTest(unittest.TestCase):
                    if l.startswith("scheduler_scheduling_attempt_duration_seconds_bucket")]
         self.assertTrue(any('le="0.001"' in l for l in buckets))
         self.assertTrue(any('le="16.384"' in l for l in buckets))
+        self.assertGreaterEqual(kube.metric(text, "scheduler_plugin_evaluation_total",
+                                            {"plugin": "NodeResourcesFit", "extension_point": "Filter",
+                                             "profile": "berth-scheduler"}), 6)
+        self.assertIsNotNone(kube.metric(text, "scheduler_event_handling_duration_seconds_count",
+                                         {"event": "PodAdd"}))
         code, cfgz = kube.scrape(port, "/configz")
         self.assertEqual(code, 200)
         self.assertIn('"schedulerName":"berth-scheduler"', cfgz)
