@@ -51,9 +51,16 @@ class Coscheduling final : public framework::QueueSortPlugin,
     const int32_t pa = a.Pod().Priority();
     const int32_t pb = b.Pod().Priority();
     if (pa != pb) return pa > pb;
-    const framework::TimePoint ta = SortTime(a);
-    const framework::TimePoint tb = SortTime(b);
-    if (ta != tb) return ta < tb;
+    // Siblings share one group time: reading it twice could see a failure recorded in between
+    // (Unreserve on a binding worker) and order a pair both ways.
+    const std::string_view ga = GroupLabel(a.Pod());
+    const bool same_group = !ga.empty() && ga == GroupLabel(b.Pod()) &&
+                            a.Pod().metadata.namespace_ == b.Pod().metadata.namespace_;
+    if (!same_group) {
+      const framework::TimePoint ta = SortTime(a);
+      const framework::TimePoint tb = SortTime(b);
+      if (ta != tb) return ta < tb;
+    }
     return a.pod_info->key < b.pod_info->key;
   }
 
