@@ -310,7 +310,7 @@ Status Scheduler::FindNodesThatPassFilters(runtime::Framework& fwk,
         processed = static_cast<int>(idx) + 1;
       } else if (filter_status_[idx]) {
         AddPluginStatus(diag, *filter_status_[idx]);
-        diag->node_to_status.Set(node->name(), std::move(*filter_status_[idx]));
+        diag->node_to_status.Append(node->name(), std::move(*filter_status_[idx]));
         processed = static_cast<int>(idx) + 1;
       }
     }

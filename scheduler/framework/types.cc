@@ -41,6 +41,24 @@ std::string FitErrorMessage(int num_all_nodes, const Diagnosis& d) {
   return msg;
 }
 
+void NodeToStatus::Set(const std::string& node, Status s) {
+  if (Get(node) != nullptr) {  // builds the index
+    entries_[index_.find(node)->second].second = std::move(s);
+    return;
+  }
+  Append(node, std::move(s));
+}
+
+const Status* NodeToStatus::Get(std::string_view node) const {
+  if (!indexed_) {
+    index_.clear();
+    for (size_t i = 0; i < entries_.size(); ++i) index_[entries_[i].first] = i;
+    indexed_ = true;
+  }
+  auto it = index_.find(node);
+  return it == index_.end() ? nullptr : &entries_[it->second].second;
+}
+
 std::string TruncateNote(std::string msg) {
   constexpr size_t kLimit = 1024;
   if (msg.size() <= kLimit) return msg;

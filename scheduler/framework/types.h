@@ -132,19 +132,28 @@ struct PostFilterResult {
 };
 
 // Per-node filter outcome of a cycle. Nodes never evaluated (cut off by a PreFilter result)
-// carry absent_status.
+// carry absent_status. Entries are kept in insertion order in a flat vector: the node search
+// appends one per rejected node, which must stay cheap when thousands of nodes reject a pod;
+// lookups by name build an index on first use.
 class NodeToStatus {
  public:
-  void Set(const std::string& node, Status s) { statuses_[node] = std::move(s); }
-  const Status* Get(const std::string& node) const {
-    auto it = statuses_.find(node);
-    return it == statuses_.end() ? nullptr : &it->second;
+  using Entry = std::pair<std::string, Status>;
+  // Records a node's status; a node already present is overwritten.
+  void Set(const std::string& node, Status s);
+  // Records a node that is not present yet (each node once, as the node search does). O(1).
+  void Append(std::string node, Status s) {
+    entries_.emplace_back(std::move(node), std::move(s));
+    indexed_ = false;
   }
-  const std::map<std::string, Status, std::less<>>& statuses() const { return statuses_; }
-  size_t Size() const { return statuses_.size(); }
+  const Status* Get(std::string_view node) const;
+  const std::vector<Entry>& statuses() const { return entries_; }
+  size_t Size() const { return entries_.size(); }
   Status absent_status;  // Success when every node was evaluated
+
  private:
-  std::map<std::string, Status, std::less<>> statuses_;
+  std::vector<Entry> entries_;
+  mutable std::map<std::string, size_t, std::less<>> index_;  // built lazily by Get
+  mutable bool indexed_ = false;
 };
 
 // Why a pod did not fit (upstream's Diagnosis + FitError).
