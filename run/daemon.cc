@@ -164,8 +164,10 @@ int Daemon::Run() { return impl_->Run(); }
 int Daemon::Impl::Run() {
   const config::SchedulerConfiguration& cfg = options.config;
   metrics::SchedulerMetrics metrics;
+  client::ClientOptions client_options;
+  client_options.max_idle_connections = 32;  // one per binding worker and writer, and some
   auto beast = std::make_unique<client::BeastClient>(options.client, cfg.client_connection.qps,
-                                                     cfg.client_connection.burst);
+                                                     cfg.client_connection.burst, client_options);
   if (auto ok = beast->InitStatus(); !ok) {
     BERTH_ERROR() << "kube client: " << ok.error();
     return 1;
@@ -187,10 +189,14 @@ int Daemon::Impl::Run() {
       });
   writers::KubeOutcomeSink api_sink(*client, clock, "berth-scheduler-" + Hostname());
   LoggingSink sink(api_sink);
-  // Destroyed explicitly before the scheduler its tasks use (see the end of Run).
-  auto executor = std::make_unique<binder::ThreadPoolExecutor>(16);
+  // Binding workers: a fixed pool of 16 for ordinary bindings (as many pooled API connections),
+  // and an elastic one for pods that wait in Permit (gangs), which may block for minutes.
+  // Destroyed explicitly before the scheduler their tasks use (see the end of Run).
+  auto plain_executor = std::make_unique<binder::ThreadPoolExecutor>(16, 16);
+  auto waiting_executor = std::make_unique<binder::ThreadPoolExecutor>(4, 1024);
+  binder::SplitExecutor executor(*plain_executor, *waiting_executor);
 
-  scheduler::SchedulerDeps deps{&clock, &objects, &api_writer, executor.get(), &sink, &metrics};
+  scheduler::SchedulerDeps deps{&clock, &objects, &api_writer, &executor, &sink, &metrics};
   auto created = scheduler::Scheduler::Create(cfg, registry, deps, {});
   if (!created.ok()) {
     BERTH_ERROR() << "invalid configuration: " << created.error();
@@ -481,7 +487,8 @@ int Daemon::Impl::Run() {
     fwk->IterateOverWaitingPods(
         [](framework::WaitingPod& wp) { wp.Reject("", "scheduler is shutting down"); });
   }
-  executor.reset();  // finishes bindings in flight
+  waiting_executor.reset();  // finishes bindings in flight
+  plain_executor.reset();
   (*server)->Stop();
   pg_controller.Stop();
   factory.Stop();

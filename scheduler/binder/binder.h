@@ -50,6 +50,22 @@ class ThreadPoolExecutor final : public BindingExecutor {
   std::vector<std::thread> threads_;
 };
 
+// Routes tasks that wait in Permit to one executor and the rest to another, so a backlog of
+// ordinary bindings runs on a small fixed pool (one API connection each) while gangs waiting in
+// Permit get threads of their own.
+class SplitExecutor final : public BindingExecutor {
+ public:
+  SplitExecutor(BindingExecutor& plain, BindingExecutor& waiting)
+      : plain_(plain), waiting_(waiting) {}
+  void Submit(BindingTask task) override {
+    (task.waiting ? waiting_ : plain_).Submit(std::move(task));
+  }
+
+ private:
+  BindingExecutor& plain_;
+  BindingExecutor& waiting_;
+};
+
 class DeferredExecutor final : public BindingExecutor {
  public:
   void Submit(BindingTask task) override;
