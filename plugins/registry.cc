@@ -11,9 +11,12 @@
 #include "plugins/node_resources_balanced_allocation/node_resources_balanced_allocation.h"
 #include "plugins/node_resources_fit/node_resources_fit.h"
 #include "plugins/node_unschedulable/node_unschedulable.h"
+#include "plugins/node_volume_limits/node_volume_limits.h"
 #include "plugins/pod_topology_spread/pod_topology_spread.h"
 #include "plugins/priority_sort/priority_sort.h"
 #include "plugins/scheduling_gates/scheduling_gates.h"
+#include "plugins/selector_spread/selector_spread.h"
+#include "plugins/service_affinity/service_affinity.h"
 #include "plugins/taint_toleration/taint_toleration.h"
 
 namespace berth::plugins {
@@ -37,6 +40,10 @@ framework::Registry NewInTreeRegistry() {
   BERTH_REGISTER(coscheduling);
   BERTH_REGISTER(pod_topology_spread);
   BERTH_REGISTER(inter_pod_affinity);
+  BERTH_REGISTER(node_volume_limits);
+  // Legacy Policy plugins (config/policy.h); not in the default profile.
+  BERTH_REGISTER(service_affinity);
+  BERTH_REGISTER(selector_spread);
 #undef BERTH_REGISTER
   return r;
 }

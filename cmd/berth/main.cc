@@ -11,6 +11,7 @@
 
 #include "base/log.h"
 #include "config/load.h"
+#include "config/policy.h"
 #include "informers/api/json/parse.h"
 #include "informers/client/config.h"
 #include "plugins/registry.h"
@@ -26,10 +27,12 @@ constexpr const char kUsage[] =
     "usage: berth <command> [flags]\n"
     "\n"
     "commands:\n"
-    "  simulate --cluster FILE [--config FILE] [--explain] [--seed N]\n"
+    "  simulate --cluster FILE [--config FILE] [--policy-config-file FILE] [--explain]\n"
+    "      [--seed N]\n"
     "      Schedule the pending pods of a cluster file (kubectl get ... -o yaml) offline and\n"
     "      print where each goes and why, as JSON.\n"
-    "  run [--config FILE] [--kubeconfig FILE] [--namespace NS] [--v N]\n"
+    "  run [--config FILE] [--policy-config-file FILE] [--kubeconfig FILE] [--namespace NS]\n"
+    "      [--v N]\n"
     "      [--bind-address IP] [--secure-port N] [--tls-cert-file F --tls-private-key-file F]\n"
     "      [--metrics-bind-address HOST:PORT]\n"
     "      Schedule pods of the configured profiles in a cluster. Without --kubeconfig (and\n"
@@ -38,7 +41,10 @@ constexpr const char kUsage[] =
     "      (10259; 0 picks a free one) with a self-signed certificate unless one is given, and\n"
     "      over plain HTTP on --metrics-bind-address when set.\n"
     "  version\n"
-    "      Print berth's version.\n";
+    "      Print berth's version.\n"
+    "\n"
+    "--policy-config-file FILE reads a legacy scheduler Policy (kind: Policy, removed upstream in\n"
+    "v1.23) and uses it instead of the config's profiles, under the first profile's name.\n";
 
 // Parses --name VALUE / --name=VALUE / boolean --name flags. Unknown flags are errors.
 struct Flags {
@@ -84,8 +90,32 @@ Flags ParseFlags(int argc, char** argv, int first, const std::vector<std::string
   return f;
 }
 
+// --policy-config-file: the Policy replaces the profiles (one profile, named after the config's
+// first profile) and brings its extenders. Returns false after printing the error.
+bool ApplyPolicyFile(const std::string& command, const std::string& path,
+                     const std::vector<std::string>& known,
+                     berth::config::SchedulerConfiguration& cfg) {
+  const std::string name = cfg.profiles.empty() ? std::string(berth::config::kDefaultSchedulerName)
+                                                : cfg.profiles[0].scheduler_name;
+  auto policy = berth::config::LoadPolicyFile(path, known, name);
+  if (!policy.ok()) {
+    std::cerr << "berth " << command << ": " << policy.error() << "\n";
+    return false;
+  }
+  cfg.profiles.clear();
+  cfg.profiles.push_back(std::move(policy->profile));
+  if (!policy->extenders.empty()) {
+    BERTH_LOG(0) << "berth " << command << ": warning: " << path << ": " << policy->extenders.size()
+                 << " extender(s) configured, but extenders are not supported yet; they are "
+                    "ignored";
+    cfg.extenders = std::move(policy->extenders);
+  }
+  return true;
+}
+
 int Simulate(int argc, char** argv) {
-  Flags f = ParseFlags(argc, argv, 2, {"cluster", "config", "seed"}, {"explain"});
+  Flags f =
+      ParseFlags(argc, argv, 2, {"cluster", "config", "policy-config-file", "seed"}, {"explain"});
   if (!f.error.empty()) {
     std::cerr << "berth simulate: " << f.error << "\n" << kUsage;
     return 2;
@@ -121,6 +151,10 @@ int Simulate(int argc, char** argv) {
   } else {
     cfg = berth::config::DefaultConfig(known);
   }
+  if (f.values.count("policy-config-file") &&
+      !ApplyPolicyFile("simulate", f.values["policy-config-file"], known, cfg)) {
+    return 2;
+  }
   auto cluster = berth::simulate::LoadClusterFile(f.values["cluster"]);
   if (!cluster.ok()) {
     std::cerr << "berth simulate: " << cluster.error() << "\n";
@@ -138,10 +172,11 @@ int Simulate(int argc, char** argv) {
 }
 
 int Run(int argc, char** argv) {
-  Flags f = ParseFlags(argc, argv, 2,
-                       {"config", "kubeconfig", "v", "namespace", "bind-address", "secure-port",
-                        "tls-cert-file", "tls-private-key-file", "metrics-bind-address"},
-                       {});
+  Flags f =
+      ParseFlags(argc, argv, 2,
+                 {"config", "policy-config-file", "kubeconfig", "v", "namespace", "bind-address",
+                  "secure-port", "tls-cert-file", "tls-private-key-file", "metrics-bind-address"},
+                 {});
   if (!f.error.empty()) {
     std::cerr << "berth run: " << f.error << "\n" << kUsage;
     return 2;
@@ -158,6 +193,10 @@ int Run(int argc, char** argv) {
     cfg = std::move(*loaded);
   } else {
     cfg = berth::config::DefaultConfig(registry.Names());
+  }
+  if (f.values.count("policy-config-file") &&
+      !ApplyPolicyFile("run", f.values["policy-config-file"], registry.Names(), cfg)) {
+    return 2;
   }
   std::string kubeconfig =
       f.values.count("kubeconfig") ? f.values["kubeconfig"] : cfg.client_connection.kubeconfig;

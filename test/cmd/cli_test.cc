@@ -123,3 +123,35 @@ TEST(CliTest, MissingAndUnknownFlags) {
 }
 
 }  // namespace
+
+namespace {
+
+// The legacy Policy (seed 003) through --policy-config-file: web-2 must stay in web-1's region
+// (ServiceAffinity), skip the node without a zone label (NodeLabel) and spread away from web-1
+// (SelectorSpread, rack anti-affinity).
+TEST(CliTest, PolicyConfigFileExample) {
+  const std::string dir = std::string(BERTH_SOURCE_DIR) + "/examples/policy/";
+  auto r = Berth("simulate --cluster " + dir + "cluster.yaml --policy-config-file " + dir +
+                 "policy.yaml --explain");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("SelectorSpread"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("NodeLabel"), std::string::npos) << r.out;
+  auto doc = berth::api::json::ParseJson(r.out);
+  ASSERT_TRUE(doc.ok()) << doc.error();
+  bool found = false;
+  for (const auto& p : doc->Find("pods")->AsArray()) {
+    if (p.Find("pod")->AsString() != "default/web-2") continue;
+    found = true;
+    EXPECT_EQ(p.Find("status")->AsString(), "Scheduled") << r.out;
+    ASSERT_NE(p.Find("node"), nullptr) << r.out;
+    EXPECT_EQ(p.Find("node")->AsString(), "r1-b1") << r.out;
+  }
+  EXPECT_TRUE(found) << r.out;
+  auto bad = Berth("simulate --cluster " + dir + "cluster.yaml --policy-config-file " +
+                   Write("bad-policy.yaml", "kind: Policy\npredicates: [{name: NoSuch}]\n"));
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("predicates[0].name: unknown predicate \"NoSuch\""), std::string::npos)
+      << bad.err;
+}
+
+}  // namespace
