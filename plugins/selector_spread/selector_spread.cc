@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "informers/api/selector.h"
 #include "scheduler/framework/args.h"
 #include "scheduler/framework/plugin.h"
 
@@ -16,14 +17,6 @@ using framework::Status;
 
 // Upstream's zoneWeighting: the zone spread counts for 2/3 of the score, the node spread 1/3.
 constexpr double kZoneWeighting = 2.0 / 3.0;
-
-bool Matches(const api::Labels& selector, const api::Labels& labels) {
-  for (const auto& [k, v] : selector) {
-    auto it = labels.find(k);
-    if (it == labels.end() || it->second != v) return false;
-  }
-  return true;
-}
 
 // Upstream's utilnode.GetZoneKey: "region:\0:zone" from the beta labels, else the GA ones; empty
 // when the node has neither.
@@ -71,7 +64,7 @@ class SelectorSpread final : public framework::PreScorePlugin, public framework:
     // so merging them is safe.
     for (const auto& svc : handle_->objects().services.List()) {
       if (svc->metadata.namespace_ != pod.Namespace() || svc->selector.empty()) continue;
-      if (!Matches(svc->selector, pod.Pod().metadata.labels)) continue;
+      if (!api::MatchesMap(svc->selector, pod.Pod().metadata.labels)) continue;
       for (const auto& [k, v] : svc->selector) s->selector[k] = v;
     }
     state.Write(PreScoreKey(), std::move(s));
@@ -84,15 +77,7 @@ class SelectorSpread final : public framework::PreScorePlugin, public framework:
     const auto* s = state.Read<PreScoreState>(PreScoreKey());
     if (s == nullptr) return Status::Error("reading PreScoreSelectorSpread: not found");
     if (s->selector.empty()) return Status();
-    for (const auto& p : node.pods()) {
-      const api::Pod& existing = p->Pod();
-      // Pods being deleted are ignored for spreading purposes.
-      if (existing.metadata.namespace_ != pod.Namespace() ||
-          existing.metadata.deletion_timestamp.has_value()) {
-        continue;
-      }
-      if (Matches(s->selector, existing.metadata.labels)) ++*score;
-    }
+    *score = framework::CountMatchingPods(node, pod.Namespace(), s->selector);
     return Status();
   }
 

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "informers/api/selector.h"
 #include "scheduler/framework/args.h"
 #include "scheduler/framework/plugin.h"
 
@@ -19,15 +20,6 @@ struct Args {
   std::vector<std::string> anti_affinity_labels_preference;
 };
 
-// labels.SelectorFromSet semantics: every pair of `selector` is in `labels`; empty matches all.
-bool Matches(const api::Labels& selector, const api::Labels& labels) {
-  for (const auto& [k, v] : selector) {
-    auto it = labels.find(k);
-    if (it == labels.end() || it->second != v) return false;
-  }
-  return true;
-}
-
 // Upstream's helper.GetPodServices: Services of the pod's namespace whose selector matches the
 // pod's labels. berth cannot tell a nil selector from an empty one; both select nothing.
 std::vector<std::shared_ptr<const api::Service>> PodServices(const api::ClusterObjects& objects,
@@ -35,7 +27,7 @@ std::vector<std::shared_ptr<const api::Service>> PodServices(const api::ClusterO
   std::vector<std::shared_ptr<const api::Service>> out;
   for (auto& svc : objects.services.List()) {
     if (svc->metadata.namespace_ != pod.metadata.namespace_ || svc->selector.empty()) continue;
-    if (Matches(svc->selector, pod.metadata.labels)) out.push_back(std::move(svc));
+    if (api::MatchesMap(svc->selector, pod.metadata.labels)) out.push_back(std::move(svc));
   }
   return out;
 }
@@ -69,7 +61,7 @@ struct PreScoreState final : framework::StateData {
 
 bool PodMatches(const framework::PodInfo& pod, const framework::PodInfo& other) {
   return other.Namespace() == pod.Namespace() &&
-         Matches(pod.Pod().metadata.labels, other.Pod().metadata.labels);
+         api::MatchesMap(pod.Pod().metadata.labels, other.Pod().metadata.labels);
 }
 
 // Upstream's NodeInfo.FilterOutPods: a pod that claims this node but is not in its NodeInfo
@@ -163,7 +155,7 @@ class ServiceAffinity final : public framework::PreFilterPlugin,
         break;
       }
     }
-    if (Matches(*wanted, node.node()->metadata.labels)) return Status();
+    if (api::MatchesMap(*wanted, node.node()->metadata.labels)) return Status();
     return Status::Unschedulable(kErrReasonAffinityNotMatch);
   }
 
@@ -182,15 +174,7 @@ class ServiceAffinity final : public framework::PreFilterPlugin,
     const auto* s = state.Read<PreScoreState>(PreScoreKey());
     if (s == nullptr) return Status::Error("reading PreScoreServiceAffinity: not found");
     if (s->selector.empty()) return Status();
-    for (const auto& p : node.pods()) {
-      const api::Pod& existing = p->Pod();
-      // Pods being deleted do not count, as for SelectorSpread.
-      if (existing.metadata.namespace_ != pod.Namespace() ||
-          existing.metadata.deletion_timestamp.has_value()) {
-        continue;
-      }
-      if (Matches(s->selector, existing.metadata.labels)) ++*score;
-    }
+    *score = framework::CountMatchingPods(node, pod.Namespace(), s->selector);
     return Status();
   }
 

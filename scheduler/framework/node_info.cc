@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "informers/api/selector.h"
+
 namespace berth::framework {
 
 std::string NormalizedImageName(std::string_view name) {
@@ -116,6 +118,17 @@ bool NodeInfo::PortConflicts(const HostPort& p) const {
     if (u.ip == p.ip || u.ip == "0.0.0.0" || p.ip == "0.0.0.0") return true;
   }
   return false;
+}
+
+int64_t CountMatchingPods(const NodeInfo& node, const std::string& ns,
+                          const std::map<std::string, std::string>& selector) {
+  int64_t count = 0;
+  for (const auto& p : node.pods()) {
+    const api::Pod& existing = p->Pod();
+    if (existing.metadata.namespace_ != ns || existing.metadata.deletion_timestamp) continue;
+    if (api::MatchesMap(selector, existing.metadata.labels)) ++count;
+  }
+  return count;
 }
 
 }  // namespace berth::framework

@@ -79,6 +79,11 @@ class NodeInfo {
   int64_t generation_ = 0;
 };
 
+// Pods on `node` in `ns`, not being deleted, whose labels match the matchLabels-only `selector`
+// (upstream's helper.countMatchingPods, shared by SelectorSpread and ServiceAffinity).
+int64_t CountMatchingPods(const NodeInfo& node, const std::string& ns,
+                          const std::map<std::string, std::string>& selector);
+
 // Normalises an image name as upstream does for ImageLocality: adds ":latest" when no tag/digest.
 std::string NormalizedImageName(std::string_view name);
 
