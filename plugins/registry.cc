@@ -14,6 +14,7 @@
 #include "plugins/node_volume_limits/node_volume_limits.h"
 #include "plugins/pod_topology_spread/pod_topology_spread.h"
 #include "plugins/priority_sort/priority_sort.h"
+#include "plugins/replicated_storage/replicated_storage.h"
 #include "plugins/scheduling_gates/scheduling_gates.h"
 #include "plugins/selector_spread/selector_spread.h"
 #include "plugins/service_affinity/service_affinity.h"
@@ -44,6 +45,8 @@ framework::Registry NewInTreeRegistry() {
   // Legacy Policy plugins (config/policy.h); not in the default profile.
   BERTH_REGISTER(service_affinity);
   BERTH_REGISTER(selector_spread);
+  // Deckhouse replicated storage (seed 000); not in the default profile.
+  BERTH_REGISTER(replicated_storage);
 #undef BERTH_REGISTER
   return r;
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <variant>
 
+#include "informers/api/replicated_storage_types.h"
 #include "informers/api/result.h"
 #include "informers/api/types.h"
 #include "informers/api/value.h"
@@ -49,5 +50,20 @@ Result<Object> DecodeObject(const Value& v);
 
 // "Pod default/web-1", "Node n1": how objects are named in messages.
 std::string DescribeObject(const Value& v);
+
+// storage.deckhouse.io/v1alpha1 kinds read by the ReplicatedStorage plugin
+// (informers/api/decode_replicated.cc). Kept out of `Object`: only the informers of
+// run/daemon.cc and the cluster file of `berth simulate` read them.
+Result<ReplicatedStorageClass> DecodeReplicatedStorageClass(const Value& v);
+Result<ReplicatedStoragePool> DecodeReplicatedStoragePool(const Value& v);
+Result<LVMVolumeGroup> DecodeLVMVolumeGroup(const Value& v);
+Result<LVMLogicalVolume> DecodeLVMLogicalVolume(const Value& v);
+Result<ReplicatedVolume> DecodeReplicatedVolume(const Value& v);
+using ReplicatedStorageObject = std::variant<ReplicatedStorageClass, ReplicatedStoragePool,
+                                             LVMVolumeGroup, LVMLogicalVolume, ReplicatedVolume>;
+// True for one of those five kinds with an apiVersion of group storage.deckhouse.io.
+bool IsReplicatedStorageKind(const Value& v);
+// Decodes one of them; errors read `<Kind> <name>: <path>: <what>`.
+Result<ReplicatedStorageObject> DecodeReplicatedStorageObject(const Value& v);
 
 }  // namespace berth::api

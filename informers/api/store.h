@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "informers/api/replicated_storage_types.h"
 #include "informers/api/types.h"
 
 namespace berth::api {
@@ -77,6 +78,12 @@ struct ClusterObjects {
   Store<CSINode> csi_nodes;
   Store<Service> services;
   Store<PodGroup> pod_groups;
+  // storage.deckhouse.io/v1alpha1 (ReplicatedStorage plugin); empty when the CRDs are absent.
+  Store<ReplicatedStorageClass> replicated_storage_classes;
+  Store<ReplicatedStoragePool> replicated_storage_pools;
+  Store<LVMVolumeGroup> lvm_volume_groups;
+  Store<LVMLogicalVolume> lvm_logical_volumes;
+  Store<ReplicatedVolume> replicated_volumes;
 };
 
 }  // namespace berth::api

@@ -52,6 +52,9 @@ enum class EventResource : uint8_t {
   kService,
   kNamespace,
   kPodGroup,
+  // Any storage.deckhouse.io object (ReplicatedStorageClass, ReplicatedStoragePool,
+  // LVMVolumeGroup, LVMLogicalVolume, ReplicatedVolume); the event carries no object.
+  kReplicatedStorage,
   kWildcard,
 };
 
