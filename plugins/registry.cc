@@ -19,6 +19,9 @@
 #include "plugins/selector_spread/selector_spread.h"
 #include "plugins/service_affinity/service_affinity.h"
 #include "plugins/taint_toleration/taint_toleration.h"
+#include "plugins/volume_binding/volume_binding.h"
+#include "plugins/volume_restrictions/volume_restrictions.h"
+#include "plugins/volume_zone/volume_zone.h"
 
 namespace berth::plugins {
 
@@ -42,6 +45,9 @@ framework::Registry NewInTreeRegistry() {
   BERTH_REGISTER(pod_topology_spread);
   BERTH_REGISTER(inter_pod_affinity);
   BERTH_REGISTER(node_volume_limits);
+  BERTH_REGISTER(volume_restrictions);
+  BERTH_REGISTER(volume_binding);
+  BERTH_REGISTER(volume_zone);
   // Legacy Policy plugins (config/policy.h); not in the default profile.
   BERTH_REGISTER(service_affinity);
   BERTH_REGISTER(selector_spread);

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <thread>
 
 namespace berth::framework {
 
@@ -13,6 +14,9 @@ class Clock {
  public:
   virtual ~Clock() = default;
   virtual TimePoint Now() const = 0;
+  // Blocks the calling thread for d (binding workers polling, e.g. VolumeBinding's PreBind).
+  // A virtual clock advances instead of blocking.
+  virtual void Sleep(Duration d) const { std::this_thread::sleep_for(d); }
 };
 
 class RealClock final : public Clock {
@@ -31,9 +35,10 @@ class FakeClock final : public Clock {
   TimePoint Now() const override { return TimePoint(Duration(now_us_.load())); }
   void Set(TimePoint t) { now_us_.store(t.time_since_epoch().count()); }
   void Advance(Duration d) { now_us_.fetch_add(d.count()); }
+  void Sleep(Duration d) const override { now_us_.fetch_add(d.count()); }
 
  private:
-  std::atomic<int64_t> now_us_;
+  mutable std::atomic<int64_t> now_us_;  // Sleep (const) advances it
 };
 
 inline double Seconds(Duration d) { return std::chrono::duration<double>(d).count(); }

@@ -24,6 +24,26 @@ class ApiWriter {
   // POST pods/{name}/binding with the pod's uid as precondition. Error on failure; a 409/404
   // comes back as Error too with a message naming the code.
   virtual Status Bind(const api::Pod& pod, const std::string& node) = 0;
+
+  // Volume binding (VolumeBinding's PreBind, as upstream's binder bindAPIUpdate). Both are merge
+  // patches with the object's metadata.resourceVersion as precondition when it is non-empty (a
+  // concurrent change gives a 409, reported as Error). On success *resource_version (may be
+  // null) is set to the updated object's resourceVersion. The defaults return Error: writers
+  // that never bind volumes need not implement them.
+  //
+  // Sets the given annotations on the PVC (e.g. volume.kubernetes.io/selected-node).
+  virtual Status PatchPersistentVolumeClaimAnnotations(const api::PersistentVolumeClaim& pvc,
+                                                       const api::Labels& annotations,
+                                                       std::string* resource_version) {
+    return Status::Error("this API writer cannot patch PersistentVolumeClaims");
+  }
+  // Sets the PV's spec.claimRef to `claim` and the given annotations (pre-binding a static PV).
+  virtual Status PatchPersistentVolumeClaimRef(const api::PersistentVolume& pv,
+                                               const api::ObjectReference& claim,
+                                               const api::Labels& annotations,
+                                               std::string* resource_version) {
+    return Status::Error("this API writer cannot patch PersistentVolumes");
+  }
 };
 
 class Handle {

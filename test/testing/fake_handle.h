@@ -3,6 +3,7 @@
 // NodeInfos (image num_nodes are computed as the cache would), an object store, a fake clock and
 // a recording ApiWriter.
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -20,6 +21,30 @@ class RecordingWriter : public framework::ApiWriter {
     return {};
   }
   std::vector<std::pair<std::string, std::string>> bindings;
+
+  // Volume binding writes, recorded; the hooks (when set) may update the object stores as the
+  // API server, PV controller or provisioner would.
+  framework::Status PatchPersistentVolumeClaimAnnotations(const api::PersistentVolumeClaim& pvc,
+                                                          const api::Labels& annotations,
+                                                          std::string* resource_version) override {
+    pvc_patches.emplace_back(pvc.metadata.namespace_ + "/" + pvc.metadata.name, annotations);
+    if (resource_version != nullptr) *resource_version = pvc.metadata.resource_version;
+    return on_pvc_patch ? on_pvc_patch(pvc, annotations) : framework::Status();
+  }
+  framework::Status PatchPersistentVolumeClaimRef(const api::PersistentVolume& pv,
+                                                  const api::ObjectReference& claim,
+                                                  const api::Labels& annotations,
+                                                  std::string* resource_version) override {
+    pv_claim_refs.emplace_back(pv.metadata.name, claim.namespace_ + "/" + claim.name);
+    if (resource_version != nullptr) *resource_version = pv.metadata.resource_version;
+    return on_pv_patch ? on_pv_patch(pv, claim) : framework::Status();
+  }
+  std::vector<std::pair<std::string, api::Labels>> pvc_patches;     // "ns/name", annotations
+  std::vector<std::pair<std::string, std::string>> pv_claim_refs;  // PV name, "ns/claim"
+  std::function<framework::Status(const api::PersistentVolumeClaim&, const api::Labels&)>
+      on_pvc_patch;
+  std::function<framework::Status(const api::PersistentVolume&, const api::ObjectReference&)>
+      on_pv_patch;
 };
 
 class FakeHandle : public framework::Handle, private framework::SnapshotBuilder {
