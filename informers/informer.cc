@@ -13,6 +13,7 @@ template class Informer<api::CSINode>;
 template class Informer<api::Namespace>;
 template class Informer<api::Service>;
 template class Informer<api::PodGroup>;
+template class Informer<api::PodDisruptionBudget>;
 
 template <typename T>
 std::unique_ptr<Informer<T>> InformerFactory::Make(client::KubeClient& client,
@@ -52,6 +53,10 @@ InformerFactory::InformerFactory(client::KubeClient& client, api::ClusterObjects
   pod_groups_ =
       Make<api::PodGroup>(client, base, "PodGroup", "/apis/scheduling.x-k8s.io/v1alpha1/podgroups",
                           true, api::DecodePodGroup, &objects.pod_groups);
+  // Read by DefaultPreemption to spare victims whose budget allows no disruption.
+  pdbs_ = Make<api::PodDisruptionBudget>(client, base, "PodDisruptionBudget",
+                                         "/apis/policy/v1/poddisruptionbudgets", false,
+                                         api::DecodePodDisruptionBudget, &objects.pdbs);
 }
 
 InformerFactory::~InformerFactory() { Stop(); }

@@ -109,6 +109,7 @@ extern template class Informer<api::CSINode>;
 extern template class Informer<api::Namespace>;
 extern template class Informer<api::Service>;
 extern template class Informer<api::PodGroup>;
+extern template class Informer<api::PodDisruptionBudget>;
 
 // Builds and runs the standard informers. `client` and `objects` must outlive the factory.
 // `base` supplies the tuning (backoff, timeouts, poll interval, log); kind, list_path and optional
@@ -128,6 +129,7 @@ class InformerFactory {
   Informer<api::Namespace>& namespaces() { return *namespaces_; }
   Informer<api::Service>& services() { return *services_; }
   Informer<api::PodGroup>& pod_groups() { return *pod_groups_; }
+  Informer<api::PodDisruptionBudget>& pdbs() { return *pdbs_; }
 
   void Start();
   // Signals every informer, then joins them all.
@@ -164,6 +166,7 @@ class InformerFactory {
   std::unique_ptr<Informer<api::Namespace>> namespaces_;
   std::unique_ptr<Informer<api::Service>> services_;
   std::unique_ptr<Informer<api::PodGroup>> pod_groups_;
+  std::unique_ptr<Informer<api::PodDisruptionBudget>> pdbs_;
 };
 
 }  // namespace berth::informers

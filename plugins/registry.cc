@@ -2,6 +2,7 @@
 
 #include "plugins/coscheduling/coscheduling.h"
 #include "plugins/default_binder/default_binder.h"
+#include "plugins/default_preemption/default_preemption.h"
 #include "plugins/image_locality/image_locality.h"
 #include "plugins/inter_pod_affinity/inter_pod_affinity.h"
 #include "plugins/node_affinity/node_affinity.h"
@@ -48,6 +49,7 @@ framework::Registry NewInTreeRegistry() {
   BERTH_REGISTER(volume_restrictions);
   BERTH_REGISTER(volume_binding);
   BERTH_REGISTER(volume_zone);
+  BERTH_REGISTER(default_preemption);
   // Legacy Policy plugins (config/policy.h); not in the default profile.
   BERTH_REGISTER(service_affinity);
   BERTH_REGISTER(selector_spread);

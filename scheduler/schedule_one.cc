@@ -75,7 +75,7 @@ bool Scheduler::ScheduleOne(bool block) {
   framework::Diagnosis diag;
   Status s = SchedulingCycle(*fwk, *state, qpi, &result, &assumed, &diag);
   if (!s.IsSuccess() && !s.IsWait()) {
-    FailureHandler(*fwk, qpi, s, &diag, cycle, started);
+    FailureHandler(*fwk, qpi, s, &diag, cycle, started, result.nominated_node);
     return true;
   }
   queue_->Done(pod.Uid());
@@ -109,6 +109,9 @@ Status Scheduler::SchedulingCycle(runtime::Framework& fwk, framework::CycleState
       if (ps.code() == Code::kError) return ps;
       diag->post_filter_msg = ps.Message();
     }
+      if (pf.mode == framework::PostFilterResult::Mode::kOverride) {
+        result->nominated_node = pf.nominated_node_name;
+      }
     return Status(Code::kUnschedulable,
                   framework::FitErrorMessage(static_cast<int>(snapshot_.NumNodes()), *diag));
   }
@@ -123,6 +126,8 @@ Status Scheduler::SchedulingCycle(runtime::Framework& fwk, framework::CycleState
     return Status::Error(ok.error());
   }
 
+  // As upstream's assume: an assumed pod holds its node for real, not as a nomination.
+  nominator_.Delete(pod.Pod());
   const SteadyTime reserve_start = std::chrono::steady_clock::now();
   Status rs = fwk.RunReservePluginsReserve(state, **assumed, result->host);
   ObservePoint(metrics::kReserve, rs, fwk.scheduler_name(), reserve_start);
@@ -217,6 +222,8 @@ Status Scheduler::FindNodesThatFitPod(runtime::Framework& fwk, framework::CycleS
   for (const auto& name : *pre_result.node_names) {
     // PreFilter may name nodes that do not exist.
     if (const framework::NodeInfo* ni = snapshot_.Get(name)) nodes.push_back(ni);
+  // A node nominated by an earlier preemption is likely the only one that fits: try it first.
+  if (EvaluateNominatedNode(fwk, state, pod, feasible)) return Status();
   }
   std::vector<std::string> unsched(diag->unschedulable_plugins.begin(),
                                    diag->unschedulable_plugins.end());
@@ -233,6 +240,22 @@ int Scheduler::NumFeasibleNodesToFind(int32_t percentage, int num_all_nodes) con
       percentage = kMinFeasibleNodesPercentageToFind;
     }
   }
+bool Scheduler::EvaluateNominatedNode(runtime::Framework& fwk, const framework::CycleState& state,
+                                      const framework::PodInfo& pod,
+                                      std::vector<const framework::NodeInfo*>* feasible) {
+  std::string node = pod.Pod().status.nominated_node_name;
+  // The status patch may not have come back through the informer yet.
+  if (node.empty() && nominator_.HasNominatedPods()) node = nominator_.NominatedNodeOf(pod.Uid());
+  if (node.empty()) return false;
+  const framework::NodeInfo* ni = snapshot_.Get(node);
+  if (ni == nullptr) return false;
+  Status s = fwk.HasNominatedPods() ? fwk.RunFilterPluginsWithNominatedPods(state, pod, *ni)
+                                    : fwk.RunFilterPlugins(state, pod, *ni);
+  if (!s.IsSuccess()) return false;  // the full search reports this node's status
+  feasible->push_back(ni);
+  return true;
+}
+
   int n = static_cast<int>(static_cast<int64_t>(num_all_nodes) * percentage / 100);
   return std::max(n, kMinFeasibleNodesToFind);
 }
@@ -278,10 +301,13 @@ Status Scheduler::FindNodesThatPassFilters(runtime::Framework& fwk,
       [&](int i) {
         const auto idx = static_cast<size_t>(i);
         const framework::NodeInfo* node = nodes[(start + idx) % static_cast<size_t>(num_all)];
-        Status st = fwk.RunFilterPlugins(state, pod, *node);
+        Status st = with_nominated ? fwk.RunFilterPluginsWithNominatedPods(state, pod, *node)
+                                   : fwk.RunFilterPlugins(state, pod, *node);
         if (st.IsSuccess()) {
           filter_state_[idx] = 1;
           if (found.fetch_add(1, std::memory_order_relaxed) + 1 >= to_find) {
+  // Nominated pods are considered only when there are any (one atomic read per cycle).
+  const bool with_nominated = fwk.HasNominatedPods();
             stop.store(true, std::memory_order_relaxed);
           }
           return;
@@ -436,11 +462,11 @@ void Scheduler::HandleBindingCycleError(runtime::Framework* fwk, framework::Cycl
   if (status.IsRejected()) {
     diag.unschedulable_plugins.insert(status.plugin());
     // Requeue the pod first so that this event, which it caused itself, does not move it.
-    FailureHandler(*fwk, qpi, status, &diag, cycle, started);
+    FailureHandler(*fwk, qpi, status, &diag, cycle, started, std::string());
     queue_->MoveAllToActiveOrBackoffQueue(event, &assumed->Pod(), std::monostate{}, assumed->Uid());
   } else {
     queue_->MoveAllToActiveOrBackoffQueue(event, &assumed->Pod(), std::monostate{}, "");
-    FailureHandler(*fwk, qpi, status, &diag, cycle, started);
+    FailureHandler(*fwk, qpi, status, &diag, cycle, started, std::string());
   }
 }
 
@@ -452,7 +478,8 @@ void Scheduler::ObservePoint(std::string_view point, const Status& s, const std:
 
 void Scheduler::FailureHandler(runtime::Framework& fwk, const queue::QueuedPodInfoPtr& qpi,
                                const Status& status, const framework::Diagnosis* diag,
-                               int64_t cycle, SteadyTime started) {
+                               int64_t cycle, SteadyTime started,
+                               const std::optional<std::string>& nominated_node) {
   const bool rejected = status.IsRejected();
   if (deps_.metrics != nullptr) {
     deps_.metrics->ScheduleAttempt(rejected ? metrics::kUnschedulable : metrics::kError,
@@ -479,3 +506,12 @@ void Scheduler::FailureHandler(runtime::Framework& fwk, const queue::QueuedPodIn
 }
 
 }  // namespace berth::scheduler
+  if (nominated_node) {
+    // Upstream's AddNominatedPod + the status patch of updatePod (off this thread).
+    nominator_.Add(qpi->pod_info, *nominated_node);
+    if (current->status.nominated_node_name != *nominated_node) {
+      fwk.RunAsync([writer = deps_.api_writer, current, node = *nominated_node] {
+        (void)writer->SetNominatedNodeName(*current, node);
+      });
+    }
+  }

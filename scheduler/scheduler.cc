@@ -47,6 +47,15 @@ Result<std::unique_ptr<Scheduler>> Scheduler::Create(const config::SchedulerConf
   fdeps.parallelizer = &s->parallelizer_;
   fdeps.api_writer = deps.api_writer;
   fdeps.metrics = deps.metrics;
+  fdeps.nominator = &s->nominator_;
+  // Preemption's API calls (victim deletion) run on the binding workers, never on the
+  // scheduling thread (upstream's async preemption).
+  if (deps.executor != nullptr) {
+    binder::BindingExecutor* executor = deps.executor;
+    fdeps.run_async = [executor](std::function<void()> fn) {
+      executor->Submit(binder::BindingTask{nullptr, std::move(fn)});
+    };
+  }
   for (size_t i = 0; i < cfg.profiles.size(); ++i) {
     auto fwk = runtime::Framework::Create(cfg.profiles[i], static_cast<int>(i),
                                           cfg.percentage_of_nodes_to_score, registry, fdeps);
@@ -66,6 +75,7 @@ Result<std::unique_ptr<Scheduler>> Scheduler::Create(const config::SchedulerConf
     s->queue_observer_ = std::make_unique<MetricsQueueObserver>(*deps.metrics);
     qopts.observer = s->queue_observer_.get();
   }
+  qopts.nominator = &s->nominator_;
   qopts.initial_backoff = std::chrono::seconds(cfg.pod_initial_backoff_seconds);
   qopts.max_backoff = std::chrono::seconds(cfg.pod_max_backoff_seconds);
   Scheduler* self = s.get();

@@ -102,6 +102,7 @@ class Scheduler {
   const std::map<std::string, std::unique_ptr<runtime::Framework>, std::less<>>& profiles() const {
     return profiles_;
   }
+  const queue::Nominator& nominator() const { return nominator_; }
 
  private:
   Scheduler(const config::SchedulerConfiguration& cfg, const SchedulerDeps& deps,
@@ -115,6 +116,9 @@ class Scheduler {
 
   runtime::Framework* FrameworkFor(const api::Pod& pod) const;
   // schedule_one.cc
+    // Set when PostFilter asked to override the pod's nomination (preemption chose this node;
+    // empty = clear it).
+    std::optional<std::string> nominated_node;
   framework::Status SchedulingCycle(runtime::Framework& fwk, framework::CycleState& state,
                                     const queue::QueuedPodInfoPtr& qpi, ScheduleResult* result,
                                     framework::PodInfoPtr* assumed, framework::Diagnosis* diag);
@@ -145,7 +149,13 @@ class Scheduler {
                                SteadyTime started);
   void FailureHandler(runtime::Framework& fwk, const queue::QueuedPodInfoPtr& qpi,
                       const framework::Status& status, const framework::Diagnosis* diag,
-                      int64_t cycle, SteadyTime started);
+                      int64_t cycle, SteadyTime started,
+                      const std::optional<std::string>& nominated_node = std::nullopt);
+  // Upstream's evaluateNominatedNode: the pod's nominated node alone, before the full search.
+  // True (and the node in *feasible) when it passes the Filter plugins.
+  bool EvaluateNominatedNode(runtime::Framework& fwk, const framework::CycleState& state,
+                             const framework::PodInfo& pod,
+                             std::vector<const framework::NodeInfo*>* feasible);
   // Records an extension point's duration when metrics are on.
   void ObservePoint(std::string_view point, const framework::Status& s,
                     const std::string& profile, SteadyTime start);
@@ -157,6 +167,8 @@ class Scheduler {
   const SchedulerDeps deps_;
   const SchedulerOptions options_;
   framework::Parallelizer parallelizer_;
+  // nominated_node: upstream's NominatingInfo in override mode (the node preemption chose, or
+  // empty to clear the nomination); nullopt leaves the nomination alone.
   cache::Cache cache_;
   framework::Snapshot snapshot_;  // scheduling thread only
   std::map<std::string, std::unique_ptr<runtime::Framework>, std::less<>> profiles_;
@@ -171,4 +183,5 @@ class Scheduler {
   std::vector<std::optional<framework::Status>> filter_status_;
 };
 
+  queue::Nominator nominator_;  // before the profiles and the queue, which point at it
 }  // namespace berth::scheduler

@@ -101,6 +101,10 @@ struct Loader {
           }
           return {};
         },
+          } else if constexpr (std::is_same_v<T, api::PodDisruptionBudget>) {
+            SetNamespace(o);
+            if (auto ok = check_dup("PodDisruptionBudget", o.metadata); !ok) return ok;
+            out.pdbs.push_back(std::make_shared<api::PodDisruptionBudget>(std::move(o)));
         *obj);
   }
 };

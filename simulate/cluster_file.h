@@ -24,6 +24,7 @@ struct ClusterFile {
   std::vector<std::shared_ptr<const api::CSINode>> csi_nodes;
   std::vector<std::shared_ptr<const api::Service>> services;
   std::vector<std::shared_ptr<const api::PodGroup>> pod_groups;
+  std::vector<std::shared_ptr<const api::PodDisruptionBudget>> pdbs;
   // One line per ignored kind: `<file>: ignoring N object(s) of kind "X"`.
   std::vector<std::string> warnings;
 };

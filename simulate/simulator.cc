@@ -88,9 +88,44 @@ class SimWriter final : public framework::ApiWriter {
     return std::exchange(bound_, {});
   }
 
+  // Preemption: nominations and deletions are delivered like bindings (see `deliver`).
+  framework::Status SetNominatedNodeName(const api::Pod& pod, const std::string& node) override {
+    std::lock_guard lock(mu_);
+    nominations_.emplace_back(pod, node);
+    return {};
+  }
+  framework::Status DeletePod(const api::Pod& pod) override {
+    std::lock_guard lock(mu_);
+    deletions_.push_back(pod);
+    return {};
+  }
+  void RecordPreemptedEvent(const api::Pod& victim, const api::Pod& preemptor,
+                            const std::string& node) override {
+    std::lock_guard lock(mu_);
+    preempted_.push_back({victim.Key(), preemptor.Key(), node});
+  }
+  std::vector<std::pair<api::Pod, std::string>> TakeNominations() {
+    std::lock_guard lock(mu_);
+    return std::exchange(nominations_, {});
+  }
+  std::vector<api::Pod> TakeDeletions() {
+    std::lock_guard lock(mu_);
+    return std::exchange(deletions_, {});
+  }
+  struct Preempted {
+    std::string victim, preemptor, node;
+  };
+  std::vector<Preempted> preempted() {
+    std::lock_guard lock(mu_);
+    return preempted_;
+  }
+
  private:
-  std::mutex mu_;  // guards bound_
+  std::mutex mu_;  // guards everything below
   std::vector<std::pair<api::Pod, std::string>> bound_;
+  std::vector<std::pair<api::Pod, std::string>> nominations_;
+  std::vector<api::Pod> deletions_;
+  std::vector<Preempted> preempted_;
 };
 
 framework::TimePoint StartTime(const ClusterFile& c) {
@@ -166,6 +201,7 @@ Result<api::Value> Run(const ClusterFile& cluster, const config::SchedulerConfig
   for (const auto& o : cluster.csi_nodes) objects.csi_nodes.Upsert(o);
   for (const auto& o : cluster.services) objects.services.Upsert(o);
   for (const auto& o : cluster.pod_groups) objects.pod_groups.Upsert(o);
+  for (const auto& o : cluster.pdbs) objects.pdbs.Upsert(o);
   for (const auto& n : cluster.nodes) sched.AddNode(n);
   std::vector<std::shared_ptr<const api::Pod>> pending;
   for (const auto& p : cluster.pods) {
@@ -188,8 +224,24 @@ Result<api::Value> Run(const ClusterFile& cluster, const config::SchedulerConfig
     sched.AddPod(p);
   }
 
-  // Delivers recorded bindings as the informer would: the pod object now has spec.nodeName.
+  // Delivers recorded writes as the informer would: the pod object now has spec.nodeName (or
+  // status.nominatedNodeName), and preemption victims are gone (no kubelet: deletion is
+  // immediate, on the virtual clock).
   auto deliver = [&] {
+    for (auto& victim : writer.TakeDeletions()) {
+      auto cur = objects.pods.Get(victim.metadata.namespace_, victim.metadata.name);
+      if (cur == nullptr || cur->metadata.uid != victim.metadata.uid) continue;
+      objects.pods.Remove(cur->Key());
+      sched.DeletePod(*cur);
+    }
+    for (auto& [pod, node] : writer.TakeNominations()) {
+      auto cur = objects.pods.Get(pod.metadata.namespace_, pod.metadata.name);
+      if (cur == nullptr || cur->metadata.uid != pod.metadata.uid) continue;
+      auto updated = std::make_shared<api::Pod>(*cur);
+      updated->status.nominated_node_name = node;
+      objects.pods.Upsert(updated);
+      sched.UpdatePod(*cur, updated);
+    }
     for (auto& [pod, node] : writer.Take()) {
       auto old_pod = objects.pods.Get(pod.metadata.namespace_, pod.metadata.name);
       auto bound = std::make_shared<api::Pod>(old_pod ? *old_pod : pod);
@@ -230,6 +282,19 @@ Result<api::Value> Run(const ClusterFile& cluster, const config::SchedulerConfig
   api::Value pods = api::Value::MakeArray();
   for (PodRecord* r : recorder.Ordered()) pods.Push(RecordJson(*r, sched, options.explain));
   out.Set("pods", std::move(pods));
+  // Victims of preemption, in eviction order.
+  const auto preempted = writer.preempted();
+  if (!preempted.empty()) {
+    api::Value list = api::Value::MakeArray();
+    for (const auto& p : preempted) {
+      api::Value o = api::Value::MakeObject();
+      o.Set("pod", api::Value::String(p.victim));
+      o.Set("node", api::Value::String(p.node));
+      o.Set("preemptor", api::Value::String(p.preemptor));
+      list.Push(std::move(o));
+    }
+    out.Set("preempted", std::move(list));
+  }
   return out;
 }
 

@@ -81,6 +81,102 @@ framework::Status KubeApiWriter::Bind(const api::Pod& pod, const std::string& no
                                   "): " + msg);
 }
 
+framework::Status KubeApiWriter::SetNominatedNodeName(const api::Pod& pod,
+                                                      const std::string& node) {
+  Value status = Value::MakeObject();
+  status.Set("nominatedNodeName", node.empty() ? Value() : Str(node));
+  Value patch = Value::MakeObject();
+  patch.Set("status", std::move(status));
+  client::Request req;
+  req.method = "PATCH";
+  req.path = PodPath(pod) + "/status";
+  req.content_type = "application/strategic-merge-patch+json";
+  req.body = api::json::ToJson(patch);
+  auto resp = client_.Do(req);
+  if (!resp.ok()) return framework::Status::Error(resp.error());
+  if (resp->status < 300 || resp->status == 404) return {};
+  const std::string msg = ApiMessage(*resp);
+  BERTH_LOG(1) << "setting nominatedNodeName of " << pod.Key() << " failed: HTTP "
+               << resp->status << " " << msg;
+  return framework::Status::Error("setting nominatedNodeName of " + pod.Key() + " failed (HTTP " +
+                                  std::to_string(resp->status) + "): " + msg);
+}
+
+framework::Status KubeApiWriter::DeletePod(const api::Pod& pod) {
+  Value pre = Value::MakeObject();
+  pre.Set("uid", Str(pod.metadata.uid));
+  Value body = Value::MakeObject();
+  body.Set("apiVersion", Str("v1"));
+  body.Set("kind", Str("DeleteOptions"));
+  body.Set("preconditions", std::move(pre));
+  client::Request req;
+  req.method = "DELETE";
+  req.path = PodPath(pod);
+  req.body = api::json::ToJson(body);
+  auto resp = client_.Do(req);
+  if (!resp.ok()) {
+    BERTH_WARN() << "preemption: deleting victim " << pod.Key() << " failed: " << resp.error();
+    return framework::Status::Error(resp.error());
+  }
+  if (resp->status < 300 || resp->status == 404 || resp->status == 409) {
+    BERTH_LOG(1) << "preemption: deleted victim " << pod.Key() << " (HTTP " << resp->status << ")";
+    return {};
+  }
+  const std::string msg = ApiMessage(*resp);
+  BERTH_WARN() << "preemption: deleting victim " << pod.Key() << " failed: HTTP " << resp->status
+               << " " << msg;
+  return framework::Status::Error("deleting " + pod.Key() + " failed (HTTP " +
+                                  std::to_string(resp->status) + "): " + msg);
+}
+
+void KubeApiWriter::RecordPreemptedEvent(const api::Pod& victim, const api::Pod& preemptor,
+                                         const std::string& node) {
+  const auto now = std::chrono::system_clock::now();
+  const int64_t micros =
+      std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count();
+  char suffix[40];
+  std::snprintf(suffix, sizeof(suffix), ".%llx%llx", static_cast<unsigned long long>(micros),
+                static_cast<unsigned long long>(event_seq_.fetch_add(1) & 0xff));
+  Value regarding = Value::MakeObject();
+  regarding.Set("kind", Str("Pod"));
+  regarding.Set("apiVersion", Str("v1"));
+  regarding.Set("namespace", Str(victim.metadata.namespace_));
+  regarding.Set("name", Str(victim.metadata.name));
+  regarding.Set("uid", Str(victim.metadata.uid));
+  Value related = Value::MakeObject();
+  related.Set("kind", Str("Pod"));
+  related.Set("apiVersion", Str("v1"));
+  related.Set("namespace", Str(preemptor.metadata.namespace_));
+  related.Set("name", Str(preemptor.metadata.name));
+  related.Set("uid", Str(preemptor.metadata.uid));
+  Value meta = Value::MakeObject();
+  meta.Set("name", Str(victim.metadata.name + suffix));
+  meta.Set("namespace", Str(victim.metadata.namespace_));
+  Value ev = Value::MakeObject();
+  ev.Set("apiVersion", Str("events.k8s.io/v1"));
+  ev.Set("kind", Str("Event"));
+  ev.Set("metadata", std::move(meta));
+  ev.Set("eventTime", Str(api::FormatTime(api::Time{micros})));
+  ev.Set("reportingController", Str(preemptor.spec.scheduler_name));
+  ev.Set("reportingInstance", Str(instance_));
+  ev.Set("action", Str("Preempting"));
+  ev.Set("reason", Str("Preempted"));
+  ev.Set("type", Str("Normal"));
+  // Upstream's note: "Preempted by pod <uid> on node <node>".
+  ev.Set("note", Str("Preempted by pod " + preemptor.metadata.uid + " on node " + node));
+  ev.Set("regarding", std::move(regarding));
+  ev.Set("related", std::move(related));
+  client::Request req;
+  req.method = "POST";
+  req.path = "/apis/events.k8s.io/v1/namespaces/" + victim.metadata.namespace_ + "/events";
+  req.body = api::json::ToJson(ev);
+  auto r = client_.Do(req);
+  if (!r.ok() || r->status >= 300) {
+    BERTH_LOG(1) << "writing Preempted event for " << victim.Key() << " failed: "
+                 << (r.ok() ? "HTTP " + std::to_string(r->status) : r.error());
+  }
+}
+
 KubeOutcomeSink::KubeOutcomeSink(client::KubeClient& client, const framework::Clock& clock,
                                  std::string reporting_instance, int threads)
     : client_(client), clock_(clock), instance_(std::move(reporting_instance)) {

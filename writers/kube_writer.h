@@ -36,10 +36,33 @@ class KubeApiWriter final : public framework::ApiWriter {
   // Success on 201, or on 409 when the pod is already bound to this very node (a retried
   // request that had landed). Error otherwise, with the API server's message.
   framework::Status Bind(const api::Pod& pod, const std::string& node) override;
+  // Volume binding (kube_volume_writer.cc): merge PATCH of the PVC's annotations / the PV's
+  // spec.claimRef and annotations, with metadata.resourceVersion as precondition. Success on
+  // 200 (*resource_version = the new one); Error otherwise, naming the object, the HTTP code and
+  // the API server's message.
+  framework::Status PatchPersistentVolumeClaimAnnotations(const api::PersistentVolumeClaim& pvc,
+                                                          const api::Labels& annotations,
+                                                          std::string* resource_version) override;
+  framework::Status PatchPersistentVolumeClaimRef(const api::PersistentVolume& pv,
+                                                  const api::ObjectReference& claim,
+                                                  const api::Labels& annotations,
+                                                  std::string* resource_version) override;
+  // Preemption. SetNominatedNodeName: strategic-merge PATCH of pods/{name}/status (null clears).
+  // DeletePod: DELETE with preconditions.uid; 404 and 409 (a different pod now has the name)
+  // are Success. RecordPreemptedEvent: POST an events.k8s.io/v1 Normal "Preempted" event on the
+  // victim (reportingController = the preemptor's schedulerName); failures are logged.
+  framework::Status SetNominatedNodeName(const api::Pod& pod, const std::string& node) override;
+  framework::Status DeletePod(const api::Pod& pod) override;
+  void RecordPreemptedEvent(const api::Pod& victim, const api::Pod& preemptor,
+                            const std::string& node) override;
+  // reportingInstance of the events this writer records (default "berth-scheduler").
+  void set_reporting_instance(std::string instance) { instance_ = std::move(instance); }
 
  private:
   client::KubeClient& client_;
   GoneFn on_gone_;
+  std::string instance_ = "berth-scheduler";
+  std::atomic<uint64_t> event_seq_{0};
 };
 
 class KubeOutcomeSink final : public scheduler::OutcomeSink {

@@ -24,6 +24,7 @@ Result<StorageClass> DecodeStorageClass(const Value& v);
 Result<CSINode> DecodeCSINode(const Value& v);
 Result<Service> DecodeService(const Value& v);
 Result<PodGroup> DecodePodGroup(const Value& v);
+Result<PodDisruptionBudget> DecodePodDisruptionBudget(const Value& v);
 
 // Pieces that configuration files embed (plugin args). `path` prefixes error messages.
 Result<NodeAffinity> DecodeNodeAffinity(const Value& v, const std::string& path);
@@ -40,7 +41,7 @@ std::string FormatTime(Time t);  // RFC 3339 with microseconds, UTC
 
 // Any decoded object, tagged by kind.
 using Object = std::variant<Pod, Node, Namespace, PersistentVolumeClaim, PersistentVolume,
-                            StorageClass, CSINode, Service, PodGroup>;
+                            StorageClass, CSINode, Service, PodGroup, PodDisruptionBudget>;
 
 // Decodes by `kind` (and apiVersion group where kinds are ambiguous). Returns:
 //  - the object, or

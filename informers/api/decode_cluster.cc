@@ -85,6 +85,23 @@ Ok DecodePodGroupInto(const ObjectReader& root, PodGroup* out) {
   return status->Timestamp("scheduleStartTime", &out->status.schedule_start_time);
 }
 
+Ok DecodePodDisruptionBudgetInto(const ObjectReader& root, PodDisruptionBudget* out) {
+  BERTH_DECODE_TRY(DecodeMeta(root, &out->metadata));
+  auto spec = root.Child("spec");
+  BERTH_DECODE_TRY(spec);
+  BERTH_DECODE_TRY(internal::DecodeOptLabelSelector(*spec, "selector", &out->selector));
+  auto status = root.Child("status");
+  BERTH_DECODE_TRY(status);
+  BERTH_DECODE_TRY(status->Int32("disruptionsAllowed", &out->disruptions_allowed));
+  if (const Value* disrupted = status->Get("disruptedPods")) {
+    if (!disrupted->IsObject()) {
+      return internal::TypeError(status->PathOf("disruptedPods"), "object", *disrupted);
+    }
+    for (const auto& [name, when] : disrupted->AsObject()) out->disrupted_pods.push_back(name);
+  }
+  return Ok();
+}
+
 std::string StringField(const Value* obj, std::string_view key) {
   const Value* f = obj == nullptr ? nullptr : obj->Find(key);
   return f != nullptr && f->IsString() ? f->AsString() : "";
@@ -116,6 +133,10 @@ Result<Service> DecodeService(const Value& v) {
 
 Result<PodGroup> DecodePodGroup(const Value& v) {
   return internal::DecodeRoot<PodGroup>(v, DecodePodGroupInto);
+}
+
+Result<PodDisruptionBudget> DecodePodDisruptionBudget(const Value& v) {
+  return internal::DecodeRoot<PodDisruptionBudget>(v, DecodePodDisruptionBudgetInto);
 }
 
 std::string DescribeObject(const Value& v) {
@@ -150,6 +171,11 @@ Result<Object> DecodeObject(const Value& v) {
   if (kind == "CSINode") return Wrap(DecodeCSINode(v), v);
   if (kind == "Service") return Wrap(DecodeService(v), v);
   std::string api_version = StringField(&v, "apiVersion");
+  if (kind == "PodDisruptionBudget") {
+    if (ApiGroup(api_version) == "policy") return Wrap(DecodePodDisruptionBudget(v), v);
+    return Error{"unsupported kind \"PodDisruptionBudget\" in apiVersion \"" + api_version +
+                 "\" (want policy/v1)"};
+  }
   if (kind == "PodGroup") {
     if (ApiGroup(api_version) == "scheduling.x-k8s.io") return Wrap(DecodePodGroup(v), v);
     return Error{"unsupported kind \"PodGroup\" in apiVersion \"" + api_version +

@@ -221,6 +221,7 @@ Ok DecodePodInto(const ObjectReader& root, Pod* out) {
   BERTH_DECODE_TRY(status);
   BERTH_DECODE_TRY(status->String("phase", &out->status.phase));
   BERTH_DECODE_TRY(status->String("nominatedNodeName", &out->status.nominated_node_name));
+  BERTH_DECODE_TRY(status->Timestamp("startTime", &out->status.start_time));
   return status->List("conditions", &out->status.conditions, DecodePodCondition);
 }
 

@@ -84,6 +84,7 @@ struct ClusterObjects {
   Store<LVMVolumeGroup> lvm_volume_groups;
   Store<LVMLogicalVolume> lvm_logical_volumes;
   Store<ReplicatedVolume> replicated_volumes;
+  Store<PodDisruptionBudget> pdbs;
 };
 
 }  // namespace berth::api

@@ -214,6 +214,7 @@ struct PodStatus {
   std::string phase;  // Pending, Running, Succeeded, Failed, Unknown
   std::string nominated_node_name;
   std::vector<PodCondition> conditions;
+  std::optional<Time> start_time;  // status.startTime (preemption prefers younger victims)
 };
 
 struct Pod {
@@ -338,6 +339,15 @@ struct Service {
   Labels selector;
   std::string type;
   std::string cluster_ip;
+};
+
+// ---- policy/v1 PodDisruptionBudget (read by DefaultPreemption) ----
+
+struct PodDisruptionBudget {
+  ObjectMeta metadata;
+  std::optional<LabelSelector> selector;  // spec.selector; absent or empty matches nothing
+  int32_t disruptions_allowed = 0;        // status.disruptionsAllowed
+  std::vector<std::string> disrupted_pods;  // names in status.disruptedPods
 };
 
 // ---- gangs: scheduling.x-k8s.io/v1alpha1 PodGroup ----

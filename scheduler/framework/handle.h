@@ -5,10 +5,14 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "informers/api/store.h"
 #include "informers/api/types.h"
 #include "scheduler/framework/clock.h"
+#include "scheduler/framework/cycle_state.h"
+#include "scheduler/framework/node_info.h"
+#include "scheduler/framework/pod_info.h"
 #include "scheduler/framework/parallelizer.h"
 #include "scheduler/framework/snapshot.h"
 #include "scheduler/framework/status.h"
@@ -44,6 +48,32 @@ class ApiWriter {
                                                std::string* resource_version) {
     return Status::Error("this API writer cannot patch PersistentVolumes");
   }
+
+  // ---- preemption (DefaultPreemption; called through Handle::RunAsync, never on the
+  // scheduling thread). The defaults report that the writer cannot do it. ----
+  // PATCH pods/{name}/status setting status.nominatedNodeName (empty clears it). A 404 is
+  // Success (the pod is gone, nothing to nominate).
+  virtual Status SetNominatedNodeName(const api::Pod& pod, const std::string& node) {
+    return Status::Error("this API writer cannot set nominatedNodeName");
+  }
+  // DELETE the pod (a preemption victim) with its uid as precondition. A 404 is Success.
+  virtual Status DeletePod(const api::Pod& pod) {
+    return Status::Error("this API writer cannot delete pods");
+  }
+  // Best effort: a Normal "Preempted" event on the victim naming the preemptor and the node.
+  virtual void RecordPreemptedEvent(const api::Pod& victim, const api::Pod& preemptor,
+                                    const std::string& node) {}
+};
+
+// Pods nominated to nodes by preemption (status.nominatedNodeName), upstream's PodNominator.
+// Implemented by scheduler/queue; thread-safe.
+class PodNominator {
+ public:
+  virtual ~PodNominator() = default;
+  // Cheap (an atomic read): false lets the node search skip nominated-pod handling entirely.
+  virtual bool HasNominatedPods() const = 0;
+  // A copy of the pods nominated to `node`, in nomination order.
+  virtual std::vector<PodInfoPtr> NominatedPodsForNode(const std::string& node) const = 0;
 };
 
 class Handle {
@@ -62,6 +92,39 @@ class Handle {
   virtual std::shared_ptr<WaitingPod> GetWaitingPod(const std::string& uid) = 0;
   virtual void RejectWaitingPod(const std::string& uid, const std::string& plugin,
                                 const std::string& msg) = 0;
+
+  // ---- for PostFilter plugins (preemption): evaluate a hypothetical node state ----
+  // The defaults serve test handles without a runtime: no nominated pods, no plugins.
+  // Upstream's RunFilterPluginsWithNominatedPods: when `node` has nominated pods of priority >=
+  // the pod's, the Filter plugins run with them added (to a copy of the node and of the state)
+  // and, if that passes, again without them. Success or the first rejection (plugin set).
+  virtual Status RunFilterPluginsWithNominatedPods(const CycleState& state, const PodInfo& pod,
+                                                   const NodeInfo& node) const {
+    return Status::Error("this handle cannot run Filter plugins");
+  }
+  // Every PreFilter plugin's PreFilterExtensions AddPod / RemovePod (plugins whose PreFilter was
+  // skipped this cycle are skipped). The caller changes the NodeInfo itself. Error names the
+  // plugin.
+  virtual Status RunPreFilterExtensionAddPod(CycleState& state, const PodInfo& pod_to_schedule,
+                                             const PodInfo& pod_to_add,
+                                             const NodeInfo& node) const {
+    return Status();
+  }
+  virtual Status RunPreFilterExtensionRemovePod(CycleState& state, const PodInfo& pod_to_schedule,
+                                                const PodInfo& pod_to_remove,
+                                                const NodeInfo& node) const {
+    return Status();
+  }
+  // Nominated pods of `node` (empty without a nominator).
+  virtual std::vector<PodInfoPtr> NominatedPodsForNode(const std::string& node) const {
+    return {};
+  }
+  // Runs fn off the scheduling thread: on a binding worker in the daemon, after the current
+  // cycle in simulate. The default runs it inline (tests).
+  virtual void RunAsync(std::function<void()> fn) { fn(); }
+  // scheduler_preemption_attempts_total / scheduler_preemption_victims (no-ops without metrics).
+  virtual void RecordPreemptionAttempt() {}
+  virtual void RecordPreemptionVictims(int victims) {}
 };
 
 }  // namespace berth::framework

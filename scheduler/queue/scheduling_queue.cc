@@ -143,6 +143,7 @@ QueuedPodInfoPtr SchedulingQueue::RemoveLocked(const std::string& uid) {
 
 void SchedulingQueue::Add(framework::PodInfoPtr pod) {
   if (!pod) return;
+  if (options_.nominator != nullptr) options_.nominator->Add(pod, std::nullopt);
   std::lock_guard<std::mutex> lock(mu_);
   event_ = "PodAdd";
   std::string uid = UidOf(*pod->pod);
@@ -162,6 +163,7 @@ void SchedulingQueue::Add(framework::PodInfoPtr pod) {
 // Same decisions as upstream's PriorityQueue.Update with queueing hints off.
 void SchedulingQueue::Update(const api::Pod& old_pod, framework::PodInfoPtr new_pod) {
   if (!new_pod) return;
+  if (options_.nominator != nullptr) options_.nominator->Update(old_pod, new_pod);
   std::lock_guard<std::mutex> lock(mu_);
   event_ = "PodUpdate";
   UpdateLocked(old_pod, std::move(new_pod));
@@ -212,6 +214,7 @@ void SchedulingQueue::UpdateLocked(const api::Pod& old_pod, framework::PodInfoPt
 }
 
 void SchedulingQueue::Delete(const api::Pod& pod) {
+  if (options_.nominator != nullptr) options_.nominator->Delete(pod);
   std::lock_guard<std::mutex> lock(mu_);
   std::string uid = UidOf(pod);
   RemoveLocked(uid);

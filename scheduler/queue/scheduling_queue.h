@@ -31,6 +31,7 @@
 #include "scheduler/framework/pod_info.h"
 #include "scheduler/framework/status.h"
 #include "scheduler/framework/types.h"
+#include "scheduler/queue/nominator.h"
 
 namespace berth::queue {
 
@@ -52,6 +53,9 @@ class QueueObserver {
 
 struct QueueOptions {
   QueueObserver* observer = nullptr;  // may be null
+  // Nominated pods, kept current on Add / Update / Delete (upstream's nominator in the queue).
+  // May be null (no nominations tracked).
+  Nominator* nominator = nullptr;
   framework::Duration initial_backoff = std::chrono::seconds(1);
   framework::Duration max_backoff = std::chrono::seconds(10);
   framework::Duration max_in_unschedulable = std::chrono::minutes(5);

@@ -326,6 +326,98 @@ Status Framework::RunFilterPlugins(const framework::CycleState& state,
   return Status();
 }
 
+// Upstream's addGENominatedPods: a copy of the node and state with the nominated pods of priority
+// >= the pod's (other than the pod itself) added. False when there were none.
+namespace {
+bool AddGENominatedPods(const Framework& f, const framework::PodInfo& pod,
+                        const framework::CycleState& state, const framework::NodeInfo& node,
+                        std::unique_ptr<framework::CycleState>* state_out,
+                        std::unique_ptr<framework::NodeInfo>* node_out, Status* error) {
+  if (node.node() == nullptr) return false;
+  auto nominated = f.NominatedPodsForNode(node.name());
+  if (nominated.empty()) return false;
+  bool added = false;
+  for (const auto& pi : nominated) {
+    if (pi->Pod().Priority() < pod.Pod().Priority() || pi->Uid() == pod.Uid()) continue;
+    if (!added) {
+      *state_out = state.Clone();
+      *node_out = std::make_unique<framework::NodeInfo>(node);
+      added = true;
+    }
+    (*node_out)->AddPod(pi);
+    Status s = f.RunPreFilterExtensionAddPod(**state_out, pod, *pi, **node_out);
+    if (!s.IsSuccess()) {
+      *error = std::move(s);
+      return false;
+    }
+  }
+  return added;
+}
+}  // namespace
+
+Status Framework::RunFilterPluginsWithNominatedPods(const framework::CycleState& state,
+                                                    const framework::PodInfo& pod,
+                                                    const framework::NodeInfo& node) const {
+  // Run once with the nominated pods of >= priority added (they must fit too), and if that
+  // passes, once more without them (anti-affinity-like filters may pass only with them absent).
+  std::unique_ptr<framework::CycleState> state_with;
+  std::unique_ptr<framework::NodeInfo> node_with;
+  Status error;
+  const bool added = AddGENominatedPods(*this, pod, state, node, &state_with, &node_with, &error);
+  if (!error.IsSuccess()) return error;
+  if (!added) return RunFilterPlugins(state, pod, node);
+  Status s = RunFilterPlugins(*state_with, pod, *node_with);
+  if (!s.IsSuccess()) return s;
+  return RunFilterPlugins(state, pod, node);
+}
+
+Status Framework::RunPreFilterExtensionAddPod(framework::CycleState& state,
+                                              const framework::PodInfo& pod_to_schedule,
+                                              const framework::PodInfo& pod_to_add,
+                                              const framework::NodeInfo& node) const {
+  for (const auto* p : pre_filter_) {
+    const auto* ext = p->Extensions();
+    if (ext == nullptr || state.skip_filter_plugins.count(p->Name())) continue;
+    Status s = ext->AddPod(state, pod_to_schedule, pod_to_add, node);
+    if (!s.IsSuccess()) {
+      return Status::Error("running AddPod on PreFilter plugin \"" + std::string(p->Name()) +
+                           "\": " + s.Message())
+          .WithPlugin(p->Name());
+    }
+  }
+  return Status();
+}
+
+Status Framework::RunPreFilterExtensionRemovePod(framework::CycleState& state,
+                                                 const framework::PodInfo& pod_to_schedule,
+                                                 const framework::PodInfo& pod_to_remove,
+                                                 const framework::NodeInfo& node) const {
+  for (const auto* p : pre_filter_) {
+    const auto* ext = p->Extensions();
+    if (ext == nullptr || state.skip_filter_plugins.count(p->Name())) continue;
+    Status s = ext->RemovePod(state, pod_to_schedule, pod_to_remove, node);
+    if (!s.IsSuccess()) {
+      return Status::Error("running RemovePod on PreFilter plugin \"" + std::string(p->Name()) +
+                           "\": " + s.Message())
+          .WithPlugin(p->Name());
+    }
+  }
+  return Status();
+}
+
+std::vector<framework::PodInfoPtr> Framework::NominatedPodsForNode(const std::string& node) const {
+  if (deps_.nominator == nullptr || !deps_.nominator->HasNominatedPods()) return {};
+  return deps_.nominator->NominatedPodsForNode(node);
+}
+
+void Framework::RunAsync(std::function<void()> fn) {
+  if (deps_.run_async) {
+    deps_.run_async(std::move(fn));
+  } else {
+    fn();
+  }
+}
+
 Status Framework::RunPostFilterPlugins(framework::CycleState& state, const framework::PodInfo& pod,
                                        const framework::NodeToStatus& statuses,
                                        framework::PostFilterResult* result) const {

@@ -35,6 +35,10 @@ struct Deps {
   // scheduler_plugin_evaluation_total and, in sampled cycles (CycleState::record_plugin_metrics),
   // scheduler_plugin_execution_duration_seconds. May be null.
   metrics::SchedulerMetrics* metrics = nullptr;
+  // Nominated pods (the queue's nominator). May be null: no nominated pods.
+  const framework::PodNominator* nominator = nullptr;
+  // Handle::RunAsync: runs a task off the scheduling thread. Null runs it inline.
+  std::function<void(std::function<void()>)> run_async;
 };
 
 // The scores of one RunScorePlugins call. Buffers are reused across cycles by the caller, so a
@@ -139,6 +143,30 @@ class Framework final : public framework::Handle {
   std::shared_ptr<framework::WaitingPod> GetWaitingPod(const std::string& uid) override;
   void RejectWaitingPod(const std::string& uid, const std::string& plugin,
                         const std::string& msg) override;
+  framework::Status RunFilterPluginsWithNominatedPods(const framework::CycleState& state,
+                                                      const framework::PodInfo& pod,
+                                                      const framework::NodeInfo& node) const override;
+  framework::Status RunPreFilterExtensionAddPod(framework::CycleState& state,
+                                                const framework::PodInfo& pod_to_schedule,
+                                                const framework::PodInfo& pod_to_add,
+                                                const framework::NodeInfo& node) const override;
+  framework::Status RunPreFilterExtensionRemovePod(framework::CycleState& state,
+                                                   const framework::PodInfo& pod_to_schedule,
+                                                   const framework::PodInfo& pod_to_remove,
+                                                   const framework::NodeInfo& node) const override;
+  std::vector<framework::PodInfoPtr> NominatedPodsForNode(const std::string& node) const override;
+  void RunAsync(std::function<void()> fn) override;
+  void RecordPreemptionAttempt() override {
+    if (deps_.metrics != nullptr) deps_.metrics->PreemptionAttempt();
+  }
+  void RecordPreemptionVictims(int victims) override {
+    if (deps_.metrics != nullptr) deps_.metrics->PreemptionVictims(victims);
+  }
+  // Whether any pod is nominated anywhere (the node search calls the plain RunFilterPlugins
+  // when not, so Filter costs nothing extra without preemption).
+  bool HasNominatedPods() const {
+    return deps_.nominator != nullptr && deps_.nominator->HasNominatedPods();
+  }
 
  private:
   explicit Framework(const Deps& deps) : deps_(deps) {}

@@ -583,7 +583,12 @@ class ChartTest(unittest.TestCase):
                   ("watch", "scheduling.x-k8s.io", "podgroups"),
                   ("create", "", "pods", "binding"), ("patch", "", "pods", "status"),
                   ("create", "events.k8s.io", "events"), ("patch", "events.k8s.io", "events"),
-                  ("patch", "scheduling.x-k8s.io", "podgroups", "status")]
+                  ("patch", "scheduling.x-k8s.io", "podgroups", "status"),
+                  # VolumeBinding's PreBind patches claims and static PVs (never updates them).
+                  ("patch", "", "persistentvolumeclaims"), ("patch", "", "persistentvolumes"),
+                  # DefaultPreemption deletes victims and reads PodDisruptionBudgets.
+                  ("delete", "", "pods"), ("list", "policy", "poddisruptionbudgets"),
+                  ("watch", "policy", "poddisruptionbudgets")]
         for verb, group, resource, *sub in needed:
             self.assertTrue(allowed(verb, group, resource, *(sub or [""]), ns="apps"),
                             f"berth needs {verb} {group}/{resource}{'/' + sub[0] if sub else ''}")
@@ -591,7 +596,7 @@ class ChartTest(unittest.TestCase):
             self.assertTrue(allowed(verb, "coordination.k8s.io", "leases", ns=NS,
                                     name="berth-scheduler"), f"berth needs {verb} its Lease")
         not_needed = [("update", "", "pods", ""), ("patch", "", "pods", ""),
-                      ("delete", "", "pods", ""), ("create", "", "pods", ""),
+                      ("create", "", "pods", ""),
                       ("update", "", "pods", "status"), ("create", "", "pods", "eviction"),
                       ("get", "", "nodes", ""), ("patch", "", "nodes", ""),
                       ("update", "", "nodes", "status"), ("get", "", "secrets", ""),
