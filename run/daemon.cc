@@ -1,6 +1,7 @@
 #include "run/daemon.h"
 
 #include "run/podgroup_controller.h"
+#include "run/cluster_feed.h"
 
 #include <unistd.h>
 
@@ -198,6 +199,7 @@ int Daemon::Impl::Run() {
   binder::SplitExecutor executor(*plain_executor, *waiting_executor);
 
   scheduler::SchedulerDeps deps{&clock, &objects, &api_writer, &executor, &sink, &metrics};
+  for (const auto& e : options.extenders) deps.extenders.push_back(e.get());
   auto created = scheduler::Scheduler::Create(cfg, registry, deps, {});
   if (!created.ok()) {
     BERTH_ERROR() << "invalid configuration: " << created.error();
@@ -206,22 +208,8 @@ int Daemon::Impl::Run() {
   scheduler::Scheduler& sched = **created;
 
   informers::InformerFactory factory(*client, objects);
-  // scheduler_event_handling_duration_seconds{event} around each handler.
-  auto timed = [&metrics](const char* event, auto&& fn) {
-    auto start = std::chrono::steady_clock::now();
-    fn();
-    metrics.EventHandling(event, metrics::Since(start));
-  };
-  factory.nodes().AddEventHandlers({
-      [&](const auto& n) { timed("NodeAdd", [&] { sched.AddNode(n); }); },
-      [&](const auto& o, const auto& n) { timed("NodeUpdate", [&] { sched.UpdateNode(*o, n); }); },
-      [&](const auto& n) { timed("NodeDelete", [&] { sched.DeleteNode(*n); }); },
-  });
-  factory.pods().AddEventHandlers({
-      [&](const auto& p) { timed("PodAdd", [&] { sched.AddPod(p); }); },
-      [&](const auto& o, const auto& n) { timed("PodUpdate", [&] { sched.UpdatePod(*o, n); }); },
-      [&](const auto& p) { timed("PodDelete", [&] { sched.DeletePod(*p); }); },
-  });
+  // Nodes and pods -> the scheduler's event handlers (shared with `berth extender`).
+  ConnectNodesAndPods(factory, sched, &metrics);
   // Other kinds only requeue pods that a plugin rejected for them.
   auto requeue = [&](auto& informer, EventResource resource, const char* label,
                      auto to_event_object) {

@@ -18,11 +18,13 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "config/types.h"
 #include "informers/api/result.h"
 #include "informers/client/config.h"
 #include "run/http_server.h"
+#include "scheduler/framework/extender.h"
 #include "scheduler/framework/registry.h"
 
 namespace berth::run {
@@ -37,6 +39,8 @@ struct DaemonOptions {
   std::chrono::seconds cache_sync_timeout{120};
   // /healthz, /livez, /readyz, /metrics, /configz (HTTPS on 10259 by default).
   HttpServerOptions http;
+  // The configured scheduler extenders, in call order (extenders::BuildExtenders).
+  std::vector<std::shared_ptr<framework::Extender>> extenders;
 };
 
 class Daemon {

@@ -217,7 +217,22 @@ Reply Checks(const std::function<std::vector<std::string>()>& check, std::string
   return r;
 }
 
-Reply Route(http::verb method, std::string_view target, const HttpHandlers& h) {
+Reply Route(http::verb method, std::string_view target, const HttpHandlers& h,
+            const std::string& body) {
+  if (h.routes) {
+    std::string_view route_path = target.substr(0, target.find('?'));
+    try {
+      auto sv = http::to_string(method);
+      if (auto r = h.routes(std::string_view(sv.data(), sv.size()), route_path, body)) {
+        return Reply{static_cast<http::status>(r->status), std::move(r->content_type),
+                     std::move(r->body)};
+      }
+    } catch (const std::exception& e) {
+      BERTH_ERROR() << "http " << route_path << ": " << e.what();
+      return Reply{http::status::internal_server_error, "text/plain; charset=utf-8",
+                   std::string("internal error: ") + e.what() + "\n"};
+    }
+  }
   if (method != http::verb::get && method != http::verb::head) {
     return Reply{http::status::method_not_allowed, "text/plain; charset=utf-8",
                  "method not allowed\n"};
@@ -261,8 +276,12 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
  public:
   static constexpr bool kTls = !std::is_same_v<Stream, beast::tcp_stream>;
 
-  Session(tcp::socket socket, ssl::context* tls, const HttpHandlers* handlers, LiveSessions* live)
-      : stream_(MakeStream(std::move(socket), tls)), handlers_(handlers), live_(live) {
+  Session(tcp::socket socket, ssl::context* tls, const HttpHandlers* handlers, LiveSessions* live,
+          size_t max_body = kMaxRequestBody)
+      : stream_(MakeStream(std::move(socket), tls)),
+        handlers_(handlers),
+        live_(live),
+        max_body_(max_body) {
     live_->insert(this);
   }
   ~Session() override { live_->erase(this); }
@@ -292,7 +311,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
 
   void Read() {
     parser_.emplace();
-    parser_->body_limit(kMaxRequestBody);
+    parser_->body_limit(max_body_);
     beast::get_lowest_layer(stream_).expires_after(kIdleTimeout);
     http::async_read(
         stream_, buffer_, *parser_,
@@ -304,7 +323,8 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     if (ec) return;  // timeout, reset or a malformed request: drop the connection
     const auto& req = parser_->get();
     auto target = req.target();
-    Reply reply = Route(req.method(), std::string_view(target.data(), target.size()), *handlers_);
+    Reply reply = Route(req.method(), std::string_view(target.data(), target.size()), *handlers_,
+                        req.body());
     auto res = std::make_shared<http::response<http::string_body>>(reply.status, req.version());
     res->set(http::field::server, "berth");
     res->set(http::field::content_type, reply.content_type);
@@ -337,6 +357,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   Stream stream_;
   const HttpHandlers* handlers_;
   LiveSessions* live_;
+  size_t max_body_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
 };
@@ -371,20 +392,26 @@ struct HttpServer::Impl {
   std::unique_ptr<tcp::acceptor> plain;
   int secure_port = 0;
   int plain_port = 0;
+  size_t max_body = kMaxRequestBody;
   std::thread thread;
   std::atomic<bool> stopped{false};
 
   void AcceptTls() {
     secure->async_accept(ioc, [this](beast::error_code ec, tcp::socket socket) {
       if (ec == net::error::operation_aborted) return;
-      if (!ec) std::make_shared<TlsSession>(std::move(socket), &tls, &handlers, &live)->Run();
+      if (!ec) {
+        std::make_shared<TlsSession>(std::move(socket), &tls, &handlers, &live, max_body)->Run();
+      }
       AcceptTls();
     });
   }
   void AcceptPlain() {
     plain->async_accept(ioc, [this](beast::error_code ec, tcp::socket socket) {
       if (ec == net::error::operation_aborted) return;
-      if (!ec) std::make_shared<PlainSession>(std::move(socket), nullptr, &handlers, &live)->Run();
+      if (!ec) {
+        std::make_shared<PlainSession>(std::move(socket), nullptr, &handlers, &live, max_body)
+            ->Run();
+      }
       AcceptPlain();
     });
   }
@@ -394,14 +421,19 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(HttpServerOptions options,
                                                       HttpHandlers handlers) {
   auto impl = std::make_unique<Impl>();
   impl->handlers = std::move(handlers);
-  auto pem = SetUpTls(impl->tls, options);
-  if (!pem.ok()) return Error{pem.error()};
-  impl->certificate_pem = std::move(*pem);
-
-  auto secure = Listen(impl->ioc, options.secure_address);
-  if (!secure.ok()) return Error{secure.error()};
-  impl->secure = std::move(*secure);
-  impl->secure_port = impl->secure->local_endpoint().port();
+  impl->max_body = options.max_request_body;
+  if (options.secure_address.empty() && options.plain_address.empty()) {
+    return Error{"no listen address"};
+  }
+  if (!options.secure_address.empty()) {
+    auto pem = SetUpTls(impl->tls, options);
+    if (!pem.ok()) return Error{pem.error()};
+    impl->certificate_pem = std::move(*pem);
+    auto secure = Listen(impl->ioc, options.secure_address);
+    if (!secure.ok()) return Error{secure.error()};
+    impl->secure = std::move(*secure);
+    impl->secure_port = impl->secure->local_endpoint().port();
+  }
   if (!options.plain_address.empty()) {
     auto plain = Listen(impl->ioc, options.plain_address);
     if (!plain.ok()) return Error{plain.error()};
@@ -409,7 +441,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(HttpServerOptions options,
     impl->plain_port = impl->plain->local_endpoint().port();
   }
 
-  impl->AcceptTls();
+  if (impl->secure) impl->AcceptTls();
   if (impl->plain) impl->AcceptPlain();
   Impl* raw = impl.get();
   impl->thread = std::thread([raw] {
@@ -425,8 +457,10 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(HttpServerOptions options,
     }
   });
   std::ostringstream where;
-  where << "serving HTTPS on " << raw->secure->local_endpoint();
-  if (raw->plain) where << " and HTTP on " << raw->plain->local_endpoint();
+  if (raw->secure) where << "serving HTTPS on " << raw->secure->local_endpoint();
+  if (raw->plain) {
+    where << (raw->secure ? " and HTTP on " : "serving HTTP on ") << raw->plain->local_endpoint();
+  }
   BERTH_LOG(0) << where.str();
   return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));
 }
@@ -443,7 +477,7 @@ void HttpServer::Stop() {
   Impl* impl = impl_.get();
   net::post(impl->ioc, [impl] {
     boost::system::error_code ec;
-    impl->secure->close(ec);
+    if (impl->secure) impl->secure->close(ec);
     if (impl->plain) impl->plain->close(ec);
     for (SessionBase* s : impl->live) s->Close();
     impl->ioc.stop();

@@ -22,7 +22,9 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "informers/api/result.h"
@@ -37,6 +39,16 @@ struct HttpServerOptions {
   std::string cert_file, key_file;
   // Plain-HTTP address, same syntax; empty = no plain listener.
   std::string plain_address;
+  // Empty secure_address = no HTTPS listener (then plain_address must be set).
+  // Largest request body accepted (bigger requests get the connection dropped).
+  size_t max_request_body = 16 * 1024;
+};
+
+// The answer of an extra route (HttpHandlers::routes).
+struct HttpReply {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
 };
 
 struct HttpHandlers {
@@ -50,6 +62,11 @@ struct HttpHandlers {
   std::function<std::string()> metrics;
   // The /configz body: the effective configuration as JSON.
   std::function<std::string()> configz;
+  // Extra routes, asked first for every request (any method): nullopt = not handled here, e.g.
+  // `berth extender`'s POST /filter. `path` excludes the query string.
+  std::function<std::optional<HttpReply>(std::string_view method, std::string_view path,
+                                         const std::string& body)>
+      routes;
 };
 
 class HttpServer {

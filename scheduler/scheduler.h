@@ -20,6 +20,7 @@
 #include "informers/api/store.h"
 #include "scheduler/binder/binder.h"
 #include "scheduler/cache/cache.h"
+#include "scheduler/framework/extender.h"
 #include "scheduler/framework/registry.h"
 #include "scheduler/metrics/metrics.h"
 #include "scheduler/queue/scheduling_queue.h"
@@ -60,6 +61,9 @@ struct SchedulerDeps {
   binder::BindingExecutor* executor = nullptr;
   OutcomeSink* sink = nullptr;
   metrics::SchedulerMetrics* metrics = nullptr;  // may be null (simulate, tests)
+  // Scheduler extenders in call order (upstream puts ignorable ones last); not owned, must
+  // outlive the Scheduler. See scheduler/framework/extender.h.
+  std::vector<framework::Extender*> extenders;
 };
 
 struct SchedulerOptions {
@@ -136,6 +140,16 @@ class Scheduler {
                                              std::vector<const framework::NodeInfo*>* feasible,
                                              framework::Diagnosis* diag);
   int NumFeasibleNodesToFind(int32_t percentage, int num_all_nodes) const;
+  // extenders.cc: upstream's findNodesThatPassExtenders (Error unless the extender is ignorable),
+  // the extenders' part of prioritizeNodes (added to totals, parallel to nodes), and
+  // extendersBinding (*bound = false when no interested binder took the pod).
+  framework::Status FindNodesThatPassExtenders(const framework::PodInfo& pod,
+                                               std::vector<const framework::NodeInfo*>* feasible,
+                                               framework::Diagnosis* diag);
+  void AddExtenderScores(const framework::PodInfo& pod,
+                         const std::vector<const framework::NodeInfo*>& nodes,
+                         std::vector<int64_t>* totals);
+  framework::Status ExtendersBinding(const api::Pod& pod, const std::string& node, bool* bound);
   std::string SelectHost(const std::vector<const framework::NodeInfo*>& nodes,
                          const std::vector<int64_t>& totals);
   using SteadyTime = std::chrono::steady_clock::time_point;

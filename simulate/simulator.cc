@@ -208,6 +208,7 @@ Result<api::Value> Run(const ClusterFile& cluster, const config::SchedulerConfig
     objects.pods.Upsert(p);
     if (!p->spec.node_name.empty()) {
       sched.AddPod(p);
+  deps.extenders = options.extenders;
     } else if (sched.Responsible(*p)) {
       pending.push_back(p);
     }

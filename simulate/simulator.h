@@ -13,6 +13,7 @@
 #include "config/types.h"
 #include "informers/api/result.h"
 #include "informers/api/value.h"
+#include "scheduler/framework/extender.h"
 #include "scheduler/framework/registry.h"
 #include "simulate/cluster_file.h"
 
@@ -24,6 +25,8 @@ struct Options {
   // Virtual time after which the simulation stops retrying (pods still pending are reported
   // with their last failure).
   std::chrono::seconds horizon = std::chrono::hours(24);
+  // Scheduler extenders to call (filter and prioritize run as in the daemon); not owned.
+  std::vector<framework::Extender*> extenders;
 };
 
 // Runs the simulation and returns the output document:

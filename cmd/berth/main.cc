@@ -1,4 +1,4 @@
-// berth: a secondary Kubernetes scheduler. Subcommands: simulate, version.
+// berth: a secondary Kubernetes scheduler. Subcommands: simulate, run, extender, version.
 // This file only parses flags and wires components; the logic lives in the libraries.
 
 #include <csignal>
@@ -15,6 +15,8 @@
 #include "informers/api/json/parse.h"
 #include "informers/client/config.h"
 #include "plugins/registry.h"
+#include "extender_server/server.h"
+#include "extenders/http_extender.h"
 #include "run/daemon.h"
 #include "simulate/cluster_file.h"
 #include "simulate/simulator.h"
@@ -40,6 +42,11 @@ constexpr const char kUsage[] =
     "      /healthz /livez /readyz /metrics /configz are served over HTTPS on the secure port\n"
     "      (10259; 0 picks a free one) with a self-signed certificate unless one is given, and\n"
     "      over plain HTTP on --metrics-bind-address when set.\n"
+    "  extender --config FILE --listen ADDR [--kubeconfig FILE] [--profile NAME]\n"
+    "      [--tls-cert FILE --tls-key FILE] [--v N]\n"
+    "      Serve the Filter and Score plugins of the config's first profile (or --profile) as a\n"
+    "      scheduler extender: POST /filter and /prioritize (also under /scheduler/), for the\n"
+    "      default kube-scheduler's `extenders:`. Plain HTTP unless a certificate is given.\n"
     "  version\n"
     "      Print berth's version.\n"
     "\n"
@@ -104,12 +111,7 @@ bool ApplyPolicyFile(const std::string& command, const std::string& path,
   }
   cfg.profiles.clear();
   cfg.profiles.push_back(std::move(policy->profile));
-  if (!policy->extenders.empty()) {
-    BERTH_LOG(0) << "berth " << command << ": warning: " << path << ": " << policy->extenders.size()
-                 << " extender(s) configured, but extenders are not supported yet; they are "
-                    "ignored";
-    cfg.extenders = std::move(policy->extenders);
-  }
+  if (!policy->extenders.empty()) cfg.extenders = std::move(policy->extenders);
   return true;
 }
 
@@ -155,6 +157,17 @@ int Simulate(int argc, char** argv) {
       !ApplyPolicyFile("simulate", f.values["policy-config-file"], known, cfg)) {
     return 2;
   }
+  // Configured extenders are called as in `berth run` (filter and prioritize); the recording
+  // binder stands in for a bindVerb.
+  auto extenders = berth::extenders::BuildExtenders(&cfg, /*allow_bind=*/false);
+  if (!extenders.ok()) {
+    std::cerr << "berth simulate: " << extenders.error() << "\n";
+    return 2;
+  }
+  for (const auto& e : *extenders) {
+    options.extenders.push_back(e.get());
+    std::cerr << "berth simulate: calling extender " << e->Name() << "\n";
+  }
   auto cluster = berth::simulate::LoadClusterFile(f.values["cluster"]);
   if (!cluster.ok()) {
     std::cerr << "berth simulate: " << cluster.error() << "\n";
@@ -198,10 +211,16 @@ int Run(int argc, char** argv) {
       !ApplyPolicyFile("run", f.values["policy-config-file"], registry.Names(), cfg)) {
     return 2;
   }
+  auto extenders = berth::extenders::BuildExtenders(&cfg);
+  if (!extenders.ok()) {
+    std::cerr << "berth run: " << extenders.error() << "\n";
+    return 2;
+  }
   std::string kubeconfig =
       f.values.count("kubeconfig") ? f.values["kubeconfig"] : cfg.client_connection.kubeconfig;
   berth::run::DaemonOptions options;
   options.config = cfg;
+  for (auto& e : *extenders) options.extenders.push_back(std::move(e));
   if (!kubeconfig.empty()) {
     auto c = berth::client::LoadKubeconfig(kubeconfig);
     if (!c.ok()) {
@@ -265,6 +284,78 @@ int Run(int argc, char** argv) {
   return code;
 }
 
+// Loads --kubeconfig, else the in-cluster config. Returns false after printing the error.
+bool LoadClient(const std::string& command, const std::string& kubeconfig,
+                berth::client::ClientConfig* out) {
+  if (!kubeconfig.empty()) {
+    auto c = berth::client::LoadKubeconfig(kubeconfig);
+    if (!c.ok()) {
+      std::cerr << "berth " << command << ": " << c.error() << "\n";
+      return false;
+    }
+    *out = std::move(*c);
+    return true;
+  }
+  auto c = berth::client::InClusterConfig();
+  if (!c.ok()) {
+    std::cerr << "berth " << command << ": no --kubeconfig given and not running in a cluster: "
+              << c.error() << "\n";
+    return false;
+  }
+  *out = std::move(*c);
+  return true;
+}
+
+int Extender(int argc, char** argv) {
+  Flags f = ParseFlags(argc, argv, 2,
+                       {"config", "listen", "kubeconfig", "profile", "tls-cert", "tls-key", "v"}, {});
+  if (!f.error.empty()) {
+    std::cerr << "berth extender: " << f.error << "\n" << kUsage;
+    return 2;
+  }
+  if (!f.values.count("config") || !f.values.count("listen")) {
+    std::cerr << "berth extender: --config FILE and --listen ADDR are required\n" << kUsage;
+    return 2;
+  }
+  if (f.values.count("v")) berth::log::Verbosity() = std::atoi(f.values["v"].c_str());
+  const berth::framework::Registry registry = berth::plugins::NewInTreeRegistry();
+  auto loaded = berth::config::LoadConfigFile(f.values["config"], registry.Names());
+  if (!loaded.ok()) {
+    std::cerr << "berth extender: " << loaded.error() << "\n";
+    return 2;
+  }
+  berth::extender_server::ServerOptions options;
+  options.config = std::move(*loaded);
+  options.profile = f.values.count("profile") ? f.values["profile"] : "";
+  options.listen = f.values["listen"];
+  options.tls_cert_file = f.values.count("tls-cert") ? f.values["tls-cert"] : "";
+  options.tls_key_file = f.values.count("tls-key") ? f.values["tls-key"] : "";
+  if (options.tls_cert_file.empty() != options.tls_key_file.empty()) {
+    std::cerr << "berth extender: --tls-cert and --tls-key go together\n";
+    return 2;
+  }
+  const std::string kubeconfig = f.values.count("kubeconfig")
+                                     ? f.values["kubeconfig"]
+                                     : options.config.client_connection.kubeconfig;
+  if (!LoadClient("extender", kubeconfig, &options.client)) return 2;
+
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  berth::extender_server::Server server(std::move(options), registry);
+  std::thread watcher([&] {
+    int sig = 0;
+    sigwait(&signals, &sig);
+    server.RequestShutdown();
+  });
+  int code = server.Run();
+  pthread_kill(watcher.native_handle(), SIGTERM);
+  watcher.join();
+  return code;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -275,6 +366,7 @@ int main(int argc, char** argv) {
   std::string cmd = argv[1];
   if (cmd == "simulate") return Simulate(argc, argv);
   if (cmd == "run") return Run(argc, argv);
+  if (cmd == "extender") return Extender(argc, argv);
   if (cmd == "version" || cmd == "--version") {
     std::cout << "berth " << kVersion << "\n";
     return 0;
