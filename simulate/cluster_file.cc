@@ -40,7 +40,10 @@ struct Loader {
   std::vector<std::string> order;
   std::set<std::string> seen;  // "Kind/ns/name"
 
+  // storage.deckhouse.io kinds (not in api::Object).
+  Ok AddReplicatedStorage(const api::Value& doc, const std::string& where);
   Ok Add(const api::Value& doc, const std::string& where) {
+    if (api::IsReplicatedStorageKind(doc)) return AddReplicatedStorage(doc, where);
     auto obj = api::DecodeObject(doc);
     if (!obj.ok()) {
       const std::string& e = obj.error();
@@ -110,6 +113,34 @@ struct Loader {
 };
 
 }  // namespace
+
+Ok Loader::AddReplicatedStorage(const api::Value& doc, const std::string& where) {
+  auto obj = api::DecodeReplicatedStorageObject(doc);
+  if (!obj.ok()) return Error{where + ": " + obj.error()};
+  return std::visit(
+      [&](auto& o) -> Ok {
+        using T = std::decay_t<decltype(o)>;
+        const std::string kind = doc.Find("kind")->AsString();
+        if (o.metadata.name.empty()) return Error{where + ": " + kind + ": metadata.name: required"};
+        if (!seen.insert(kind + "//" + o.metadata.name).second) {
+          return Error{where + ": " + kind + " " + o.metadata.name + ": defined twice"};
+        }
+        auto ptr = std::make_shared<T>(std::move(o));
+        if constexpr (std::is_same_v<T, api::ReplicatedStorageClass>) {
+          out.replicated_storage_classes.push_back(std::move(ptr));
+        } else if constexpr (std::is_same_v<T, api::ReplicatedStoragePool>) {
+          out.replicated_storage_pools.push_back(std::move(ptr));
+        } else if constexpr (std::is_same_v<T, api::LVMVolumeGroup>) {
+          out.lvm_volume_groups.push_back(std::move(ptr));
+        } else if constexpr (std::is_same_v<T, api::LVMLogicalVolume>) {
+          out.lvm_logical_volumes.push_back(std::move(ptr));
+        } else {
+          out.replicated_volumes.push_back(std::move(ptr));
+        }
+        return {};
+      },
+      *obj);
+}
 
 Result<ClusterFile> ParseClusterFile(const std::string& text, const std::string& source) {
   auto docs = api::json::ParseYamlDocuments(text);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "informers/api/replicated_storage_types.h"
 #include "informers/api/result.h"
 #include "informers/api/types.h"
 
@@ -25,6 +26,12 @@ struct ClusterFile {
   std::vector<std::shared_ptr<const api::Service>> services;
   std::vector<std::shared_ptr<const api::PodGroup>> pod_groups;
   std::vector<std::shared_ptr<const api::PodDisruptionBudget>> pdbs;
+  // storage.deckhouse.io/v1alpha1 objects (the ReplicatedStorage plugin's), in file order.
+  std::vector<std::shared_ptr<const api::ReplicatedStorageClass>> replicated_storage_classes;
+  std::vector<std::shared_ptr<const api::ReplicatedStoragePool>> replicated_storage_pools;
+  std::vector<std::shared_ptr<const api::LVMVolumeGroup>> lvm_volume_groups;
+  std::vector<std::shared_ptr<const api::LVMLogicalVolume>> lvm_logical_volumes;
+  std::vector<std::shared_ptr<const api::ReplicatedVolume>> replicated_volumes;
   // One line per ignored kind: `<file>: ignoring N object(s) of kind "X"`.
   std::vector<std::string> warnings;
 };

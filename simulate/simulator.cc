@@ -201,6 +201,14 @@ Result<api::Value> Run(const ClusterFile& cluster, const config::SchedulerConfig
   for (const auto& o : cluster.csi_nodes) objects.csi_nodes.Upsert(o);
   for (const auto& o : cluster.services) objects.services.Upsert(o);
   for (const auto& o : cluster.pod_groups) objects.pod_groups.Upsert(o);
+  for (const auto& o : cluster.replicated_storage_classes) {
+    objects.replicated_storage_classes.Upsert(o);
+  }
+  for (const auto& o : cluster.replicated_storage_pools) objects.replicated_storage_pools.Upsert(o);
+  for (const auto& o : cluster.lvm_volume_groups) objects.lvm_volume_groups.Upsert(o);
+  for (const auto& o : cluster.lvm_logical_volumes) objects.lvm_logical_volumes.Upsert(o);
+  for (const auto& o : cluster.replicated_volumes) objects.replicated_volumes.Upsert(o);
+  deps.extenders = options.extenders;
   for (const auto& o : cluster.pdbs) objects.pdbs.Upsert(o);
   for (const auto& n : cluster.nodes) sched.AddNode(n);
   std::vector<std::shared_ptr<const api::Pod>> pending;
@@ -208,7 +216,6 @@ Result<api::Value> Run(const ClusterFile& cluster, const config::SchedulerConfig
     objects.pods.Upsert(p);
     if (!p->spec.node_name.empty()) {
       sched.AddPod(p);
-  deps.extenders = options.extenders;
     } else if (sched.Responsible(*p)) {
       pending.push_back(p);
     }

@@ -4,14 +4,14 @@
 
 namespace berth::plugins::replicated_storage {
 
-void ReservationLedger::Hold(const std::string& pod_uid, std::vector<SpaceHold> holds,
-                             framework::TimePoint now) {
+void ReservationLedger::Hold(const std::string& pod_uid, const std::string& pod_key,
+                             std::vector<SpaceHold> holds, framework::TimePoint now) {
   std::lock_guard lock(mu_);
   if (holds.empty()) {
     by_pod_.erase(pod_uid);
     return;
   }
-  by_pod_[pod_uid] = Entry{std::move(holds), now + timeout_};
+  by_pod_[pod_uid] = Entry{pod_key, std::move(holds), now + timeout_};
 }
 
 void ReservationLedger::Release(const std::string& pod_uid) {
@@ -19,17 +19,19 @@ void ReservationLedger::Release(const std::string& pod_uid) {
   by_pod_.erase(pod_uid);
 }
 
-void ReservationLedger::Prune(framework::TimePoint now,
-                              const std::function<bool(const SpaceHold&)>& landed) {
+void ReservationLedger::Prune(
+    framework::TimePoint now, const std::function<bool(const SpaceHold&)>& landed,
+    const std::function<bool(const std::string&, const std::string&, const std::string&)>&
+        bound_to) {
   std::lock_guard lock(mu_);
   for (auto it = by_pod_.begin(); it != by_pod_.end();) {
-    auto& holds = it->second.holds;
-    if (now >= it->second.deadline) {
-      holds.clear();
-    } else {
-      std::erase_if(holds, [&](const SpaceHold& h) { return landed(h); });
-    }
-    it = holds.empty() ? by_pod_.erase(it) : std::next(it);
+    const std::string& uid = it->first;
+    Entry& e = it->second;
+    const bool expired = now >= e.deadline;
+    std::erase_if(e.holds, [&](const SpaceHold& h) {
+      return landed(h) || (expired && !bound_to(uid, e.pod_key, h.node));
+    });
+    it = e.holds.empty() ? by_pod_.erase(it) : std::next(it);
   }
 }
 

@@ -9,6 +9,13 @@
 // gigabytes of one volume group. The production extender keeps the same kind of in-memory
 // reservations (with a TTL) for the same reason.
 //
+// A hold ends (Prune) when the volume has landed (the caller's `landed`: its LVMLogicalVolume
+// exists on the held pool, its replicas were placed on other nodes, or the claim is gone), on
+// Unreserve, or after the timeout — unless the pod is by then bound to the held node: such a pod
+// waits for its volume there, so its space stays promised until the volume lands or the pod goes.
+// (Without that exception a pod retried after the timeout could be given space already promised,
+// e.g. in `berth simulate`, where no provisioner ever creates the volume.)
+//
 // Ownership and threads: one ledger per plugin instance (one per profile), owned by the plugin.
 // Hold runs on the scheduling thread (Reserve); Release on the scheduling thread or a binding
 // worker (Unreserve); Prune and HeldBytes on the scheduling thread (PreFilter). Every method
@@ -35,6 +42,7 @@ struct PoolKey {
 
 struct SpaceHold {
   std::string claim_key;  // "namespace/name" of the PVC
+  std::string node;       // the node the pod was reserved on (the pool's node)
   PoolKey pool;
   int64_t bytes = 0;
 };
@@ -43,14 +51,19 @@ class ReservationLedger {
  public:
   explicit ReservationLedger(framework::Duration timeout) : timeout_(timeout) {}
 
-  // Records the holds of one pod (replacing any it had), valid until now + timeout.
-  void Hold(const std::string& pod_uid, std::vector<SpaceHold> holds, framework::TimePoint now);
+  // Records the holds of one pod ("namespace/name" pod_key), replacing any it had; they expire
+  // at now + timeout.
+  void Hold(const std::string& pod_uid, const std::string& pod_key, std::vector<SpaceHold> holds,
+            framework::TimePoint now);
   // Drops every hold of the pod. Idempotent.
   void Release(const std::string& pod_uid);
-  // Drops holds that expired (now >= deadline) and holds for which `landed` returns true (the
-  // volume's LVMLogicalVolume exists, or the claim is gone). Pods left without holds are
-  // forgotten. `landed` is called under the ledger's lock: it must not call back into it.
-  void Prune(framework::TimePoint now, const std::function<bool(const SpaceHold&)>& landed);
+  // Drops holds for which `landed` returns true, and the holds of expired pods (now >= deadline)
+  // unless `bound_to(pod_uid, pod_key, node)` says the pod is bound to the hold's node. Pods left
+  // without holds are forgotten. Both callbacks run under the ledger's lock: they must not call
+  // back into it.
+  void Prune(framework::TimePoint now, const std::function<bool(const SpaceHold&)>& landed,
+             const std::function<bool(const std::string& pod_uid, const std::string& pod_key,
+                                      const std::string& node)>& bound_to);
   // Bytes held per pool by every pod except `except_pod_uid`.
   std::map<PoolKey, int64_t> HeldBytes(const std::string& except_pod_uid) const;
   // Number of pods holding space.
@@ -58,6 +71,7 @@ class ReservationLedger {
 
  private:
   struct Entry {
+    std::string pod_key;
     std::vector<SpaceHold> holds;
     framework::TimePoint deadline;
   };

@@ -225,6 +225,15 @@ bool HoldLanded(const SpaceHold& hold, const api::ClusterObjects& objects) {
   if (pvc == nullptr) return true;
   const std::string& pv = pvc->spec.volume_name;
   if (pv.empty()) return false;
+  if (auto rv = objects.replicated_volumes.Get(pv)) {
+    bool any = false, here = false;
+    for (const auto& m : rv->members) {
+      if (!m.Diskful()) continue;
+      any = true;
+      here = here || m.node_name == hold.node;
+    }
+    if (any && !here) return true;
+  }
   bool found = false;
   objects.lvm_logical_volumes.ForEach([&](const api::LVMLogicalVolume& llv) {
     if (found || llv.lvm_volume_group_name != hold.pool.lvg ||
@@ -236,6 +245,12 @@ bool HoldLanded(const SpaceHold& hold, const api::ClusterObjects& objects) {
             (n.size() > pv.size() && n.compare(0, pv.size(), pv) == 0 && n[pv.size()] == '-');
   });
   return found;
+}
+
+bool PodBoundTo(const std::string& pod_uid, const std::string& pod_key, const std::string& node,
+                const api::ClusterObjects& objects) {
+  auto pod = objects.pods.Get(pod_key);
+  return pod != nullptr && pod->metadata.uid == pod_uid && pod->spec.node_name == node;
 }
 
 int64_t PercentLeft(int64_t available, int64_t request, int64_t total) {

@@ -80,9 +80,14 @@ struct PodClaims {
 framework::Status ResolvePodClaims(const api::Pod& pod, const api::ClusterObjects& objects,
                                    const std::map<PoolKey, int64_t>& held, PodClaims* out);
 
-// True when the LVMLogicalVolume of the held claim's volume exists on the held pool, or the
-// claim is gone (the hold is no longer needed).
+// True when the hold is no longer needed: the claim is gone; or it is bound to a volume whose
+// LVMLogicalVolume exists on the held pool (named like the PV, "<pv>-...", or with
+// spec.actualLVNameOnTheNode = the PV); or whose ReplicatedVolume has diskful replicas, none of
+// them on the held node (the space went elsewhere).
 bool HoldLanded(const SpaceHold& hold, const api::ClusterObjects& objects);
+// True when the pod (uid and "namespace/name") is bound to the node in the pod store.
+bool PodBoundTo(const std::string& pod_uid, const std::string& pod_key, const std::string& node,
+                const api::ClusterObjects& objects);
 
 // Production's percentLeft: int64((available - request) / total * 100), truncated; 0 when
 // total is 0. Can be negative.

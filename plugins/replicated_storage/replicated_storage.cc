@@ -100,8 +100,11 @@ class ReplicatedStorage final : public framework::PreFilterPlugin,
     }
     if (!any) return Status::Skip();
     const api::ClusterObjects& objects = handle_->objects();
-    ledger_.Prune(handle_->clock().Now(),
-                  [&objects](const SpaceHold& h) { return HoldLanded(h, objects); });
+    ledger_.Prune(
+        handle_->clock().Now(), [&objects](const SpaceHold& h) { return HoldLanded(h, objects); },
+        [&objects](const std::string& uid, const std::string& key, const std::string& node) {
+          return PodBoundTo(uid, key, node, objects);
+        });
     auto claims = std::make_shared<PodClaims>();
     Status s = ResolvePodClaims(pod.Pod(), objects, ledger_.HeldBytes(pod.Uid()), claims.get());
     if (!s.IsSuccess()) return s;
@@ -190,9 +193,13 @@ class ReplicatedStorage final : public framework::PreFilterPlugin,
     std::vector<SpaceHold> holds;
     for (const Claim& c : pc->claims) {
       if (c.Bound() || !c.NeedsRoom() || c.request <= 0) continue;
-      if (const PoolKey* pool = pc->PoolOn(c, node)) holds.push_back({c.key, *pool, c.request});
+      if (const PoolKey* pool = pc->PoolOn(c, node)) {
+        holds.push_back({c.key, node, *pool, c.request});
+      }
     }
-    if (!holds.empty()) ledger_.Hold(pod.Uid(), std::move(holds), handle_->clock().Now());
+    if (!holds.empty()) {
+      ledger_.Hold(pod.Uid(), pod.pod->Key(), std::move(holds), handle_->clock().Now());
+    }
     return {};
   }
 

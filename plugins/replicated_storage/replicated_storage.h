@@ -37,8 +37,9 @@
 // to each replicated PVC's percent and again to the average (log2 twice); berth applies it once.
 //
 // Reserve holds the room of the pod's unbound PVCs on the chosen node's pools in the plugin's
-// ReservationLedger (ledger.h) until the volume's LVMLogicalVolume appears (or the claim goes,
-// or reservationTimeoutSeconds pass); Unreserve releases it.
+// ReservationLedger (ledger.h) until the volume's LVMLogicalVolume appears (or its replicas are
+// placed elsewhere, or the claim goes, or reservationTimeoutSeconds pass while the pod is not
+// bound to the node); Unreserve releases it.
 //
 // Args (all optional): defaultDivisor (number > 0, default 1: production's default-divisor),
 // reservationTimeoutSeconds (integer > 0, default 60: production's reservation TTL).

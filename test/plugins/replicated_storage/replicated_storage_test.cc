@@ -261,6 +261,22 @@ TEST_F(ReplicatedStorageTest, HoldEndsAfterTheTimeout) {
   EXPECT_EQ(Filter(PodWith("b", {"b"}))["n1"], "");
 }
 
+TEST_F(ReplicatedStorageTest, HoldOfABoundPodOutlivesTheTimeoutUntilReplicasArePlaced) {
+  Claim("a", "Local", 30);
+  Claim("b", "Local", 25);
+  auto a = PodWith("a", {"a"});
+  Reserve(a, "n1");
+  auto bound = std::make_shared<api::Pod>(*a->pod);
+  bound->spec.node_name = "n1";
+  o().pods.Upsert(bound);
+  h_.fake_clock().Advance(std::chrono::minutes(10));
+  EXPECT_NE(Filter(PodWith("b", {"b"}))["n1"], "");  // a still waits for its volume on n1
+  // The volume got its replicas on n2 only: nothing will be carved from n1's pool.
+  Claim("a", "Local", 30, "pv-a");
+  Replicas("pv-a", {{"Diskful", "n2"}, {"TieBreaker", "n1"}});
+  EXPECT_EQ(Filter(PodWith("b", {"b"}))["n1"], "");
+}
+
 TEST_F(ReplicatedStorageTest, HoldEndsWhenTheClaimIsDeleted) {
   Claim("a", "Local", 30);
   Claim("b", "Local", 25);
