@@ -165,6 +165,9 @@ Status Scheduler::SchedulePod(runtime::Framework& fwk, framework::CycleState& st
   feasible_buf_.clear();
   Status s = FindNodesThatFitPod(fwk, state, pod, &feasible_buf_, diag);
   if (options_.explain && (s.IsSuccess() || s.IsRejected())) {
+  if (s.IsSuccess() && !deps_.extenders.empty()) {
+    s = FindNodesThatPassExtenders(pod, &feasible_buf_, diag);
+  }
     Explain(fwk, state, pod, *diag, feasible_buf_);
   }
   if (!s.IsSuccess()) return s;
@@ -178,6 +181,9 @@ Status Scheduler::SchedulePod(runtime::Framework& fwk, framework::CycleState& st
   // prioritizeNodes: without Score plugins every node scores 1 (the first-found tie wins
   // through the PRNG, like upstream).
   if (fwk.HasScorePlugins()) {
+  if (fwk.HasScorePlugins() || !deps_.extenders.empty()) {
+    score_table_.totals.assign(feasible_buf_.size(), 0);
+  }
     SteadyTime t = std::chrono::steady_clock::now();
     Status pre = fwk.RunPreScorePlugins(state, pod, feasible_buf_);
     ObservePoint(metrics::kPreScore, pre, fwk.scheduler_name(), t);
@@ -186,10 +192,11 @@ Status Scheduler::SchedulePod(runtime::Framework& fwk, framework::CycleState& st
     Status sc = fwk.RunScorePlugins(state, pod, feasible_buf_, &score_table_);
     ObservePoint(metrics::kScore, sc, fwk.scheduler_name(), t);
     if (!sc.IsSuccess()) return sc;
-  } else {
+  } else if (deps_.extenders.empty()) {
     score_table_.totals.assign(feasible_buf_.size(), 1);
   }
   result->host = SelectHost(feasible_buf_, score_table_.totals);
+  if (!deps_.extenders.empty()) AddExtenderScores(pod, feasible_buf_, &score_table_.totals);
   result->evaluated_nodes = static_cast<int>(feasible_buf_.size() + diag->node_to_status.Size());
   result->feasible_nodes = static_cast<int>(feasible_buf_.size());
   return Status();
@@ -273,7 +280,8 @@ Status Scheduler::FindNodesThatPassFilters(runtime::Framework& fwk,
   const int num_all = static_cast<int>(nodes.size());
   if (num_all == 0) return Status();
   int to_find = NumFeasibleNodesToFind(fwk.percentage_of_nodes_to_score(), num_all);
-  if (!fwk.HasScorePlugins()) to_find = 1;  // nothing to rank: the first feasible node wins
+  // Nothing to rank: the first feasible node wins.
+  if (!fwk.HasScorePlugins() && deps_.extenders.empty()) to_find = 1;
   const size_t all_nodes = snapshot_.NumNodes();
   const size_t start = all_nodes == 0 ? 0 : next_start_node_index_ % static_cast<size_t>(num_all);
 
@@ -428,7 +436,9 @@ void Scheduler::BindingCycle(runtime::Framework* fwk, std::shared_ptr<framework:
     return;
   }
   t = std::chrono::steady_clock::now();
-  s = fwk->RunBindPlugins(*state, *assumed, host);
+  bool extender_bound = false;
+  if (!deps_.extenders.empty()) s = ExtendersBinding(assumed->Pod(), host, &extender_bound);
+  if (!extender_bound) s = fwk->RunBindPlugins(*state, *assumed, host);
   ObservePoint(metrics::kBind, s, profile, t);
   if (!s.IsSuccess()) {
     HandleBindingCycleError(fwk, *state, qpi, assumed, host, s, cycle, started);
