@@ -81,6 +81,7 @@ bool Scheduler::ScheduleOne(bool block) {
   queue_->Done(pod.Uid());
   binder::BindingTask task;
   task.waiting = fwk->WaitingPodFor(pod.Uid());
+  task.may_block = state->binding_may_block;
   task.run = [this, fwk, state, qpi, assumed, host = result.host, cycle, started,
               waited = task.waiting != nullptr]() mutable {
     BindingCycle(fwk, std::move(state), std::move(qpi), std::move(assumed), std::move(host),

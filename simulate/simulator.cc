@@ -5,6 +5,7 @@
 
 #include "scheduler/binder/binder.h"
 #include "scheduler/scheduler.h"
+#include "simulate/instant_volumes.h"
 
 namespace berth::simulate {
 namespace {
@@ -78,6 +79,19 @@ class Recorder final : public scheduler::OutcomeSink {
 // Binds by recording; the simulation then delivers the bound pod as the informer would.
 class SimWriter final : public framework::ApiWriter {
  public:
+  explicit SimWriter(InstantVolumes* volumes) : volumes_(volumes) {}
+  // Volume binding: the instant provisioner / PV controller of simulate (instant_volumes.h).
+  framework::Status PatchPersistentVolumeClaimAnnotations(const api::PersistentVolumeClaim& pvc,
+                                                          const api::Labels& annotations,
+                                                          std::string* rv) override {
+    return volumes_->AnnotateClaim(pvc, annotations, rv);
+  }
+  framework::Status PatchPersistentVolumeClaimRef(const api::PersistentVolume& pv,
+                                                  const api::ObjectReference& claim,
+                                                  const api::Labels& annotations,
+                                                  std::string* rv) override {
+    return volumes_->BindVolume(pv, claim, annotations, rv);
+  }
   framework::Status Bind(const api::Pod& pod, const std::string& node) override {
     std::lock_guard lock(mu_);
     bound_.emplace_back(pod, node);
@@ -121,6 +135,7 @@ class SimWriter final : public framework::ApiWriter {
   }
 
  private:
+  InstantVolumes* volumes_;  // not owned
   std::mutex mu_;  // guards everything below
   std::vector<std::pair<api::Pod, std::string>> bound_;
   std::vector<std::pair<api::Pod, std::string>> nominations_;
@@ -185,7 +200,13 @@ Result<api::Value> Run(const ClusterFile& cluster, const config::SchedulerConfig
   framework::FakeClock clock(start);
   api::ClusterObjects objects;
   binder::DeferredExecutor executor;
-  SimWriter writer;
+  std::map<std::string, api::Labels> node_labels;
+  for (const auto& n : cluster.nodes) node_labels[n->metadata.name] = n->metadata.labels;
+  InstantVolumes volumes(&objects, [&node_labels](const std::string& node) {
+    auto it = node_labels.find(node);
+    return it == node_labels.end() ? api::Labels() : it->second;
+  });
+  SimWriter writer(&volumes);
   Recorder recorder;
   scheduler::SchedulerDeps deps{&clock, &objects, &writer, &executor, &recorder};
   // The node search is deterministic whatever the parallelism (see FindNodesThatPassFilters),
@@ -236,6 +257,40 @@ Result<api::Value> Run(const ClusterFile& cluster, const config::SchedulerConfig
   // status.nominatedNodeName), and preemption victims are gone (no kubelet: deletion is
   // immediate, on the virtual clock).
   auto deliver = [&] {
+    // Volume objects changed by PreBind (InstantVolumes), as the informers would report them.
+    std::vector<InstantVolumes::ClaimUpdate> claim_updates;
+    std::vector<InstantVolumes::VolumeUpdate> volume_updates;
+    volumes.TakeEvents(&claim_updates, &volume_updates);
+    for (const auto& u : volume_updates) {
+      const bool added = u.old_obj == nullptr;
+      framework::EventObject old_obj = std::monostate{};
+      if (!added) old_obj = u.old_obj.get();
+      sched.OnClusterEvent(
+          framework::ClusterEvent{framework::EventResource::kPersistentVolume,
+                                  added ? framework::action::kAdd : framework::action::kUpdate,
+                                  added ? "PersistentVolumeAdd" : "PersistentVolumeUpdate"},
+          old_obj, u.new_obj.get());
+    }
+    for (const auto& u : claim_updates) {
+      sched.OnClusterEvent(
+          framework::ClusterEvent{framework::EventResource::kPersistentVolumeClaim,
+                                  framework::action::kUpdate, "PersistentVolumeClaimUpdate"},
+          u.old_obj.get(), u.new_obj.get());
+    }
+    for (auto& victim : writer.TakeDeletions()) {
+      auto cur = objects.pods.Get(victim.metadata.namespace_, victim.metadata.name);
+      if (cur == nullptr || cur->metadata.uid != victim.metadata.uid) continue;
+      objects.pods.Remove(cur->Key());
+      sched.DeletePod(*cur);
+    }
+    for (auto& [pod, node] : writer.TakeNominations()) {
+      auto cur = objects.pods.Get(pod.metadata.namespace_, pod.metadata.name);
+      if (cur == nullptr || cur->metadata.uid != pod.metadata.uid) continue;
+      auto updated = std::make_shared<api::Pod>(*cur);
+      updated->status.nominated_node_name = node;
+      objects.pods.Upsert(updated);
+      sched.UpdatePod(*cur, updated);
+    }
     for (auto& victim : writer.TakeDeletions()) {
       auto cur = objects.pods.Get(victim.metadata.namespace_, victim.metadata.name);
       if (cur == nullptr || cur->metadata.uid != victim.metadata.uid) continue;

@@ -125,6 +125,7 @@ class VolumeBinding final : public framework::PreFilterPlugin,
     if (all_bound) return {};
     s->reserved_node = node;
     s->reserved = std::move(volumes);
+    state.binding_may_block = true;  // PreBind waits for the PV controller / provisioner
     if (const framework::NodeInfo* ni = handle_->snapshot().Get(node);
         ni != nullptr && ni->node() != nullptr) {
       s->node_labels = ni->node()->metadata.labels;

@@ -20,6 +20,7 @@ namespace berth::binder {
 struct BindingTask {
   std::shared_ptr<framework::WaitingPod> waiting;  // null when Permit allowed at once
   std::function<void()> run;
+  bool may_block = false;  // PreBind may wait for long (CycleState::binding_may_block)
 };
 
 class BindingExecutor {
@@ -52,13 +53,14 @@ class ThreadPoolExecutor final : public BindingExecutor {
 
 // Routes tasks that wait in Permit to one executor and the rest to another, so a backlog of
 // ordinary bindings runs on a small fixed pool (one API connection each) while gangs waiting in
-// Permit get threads of their own.
+// Permit (and pods whose PreBind may block, e.g. waiting for volume provisioning) get threads of
+// their own.
 class SplitExecutor final : public BindingExecutor {
  public:
   SplitExecutor(BindingExecutor& plain, BindingExecutor& waiting)
       : plain_(plain), waiting_(waiting) {}
   void Submit(BindingTask task) override {
-    (task.waiting ? waiting_ : plain_).Submit(std::move(task));
+    (task.waiting || task.may_block ? waiting_ : plain_).Submit(std::move(task));
   }
 
  private:

@@ -61,6 +61,9 @@ class CycleState {
   uint64_t skip_filter_mask = 0;
   // Whether plugin execution times are recorded this cycle (sampled).
   bool record_plugin_metrics = false;
+  // Set by a Reserve plugin whose PreBind may block for long (VolumeBinding waiting for a
+  // provisioner): the binding cycle then runs on the elastic worker pool, not the fixed one.
+  bool binding_may_block = false;
   // Pods (by "ns/name") that plugins ask the queue to activate when this cycle succeeds.
   std::set<std::string> pods_to_activate;
 
