@@ -14,6 +14,11 @@ template class Informer<api::Namespace>;
 template class Informer<api::Service>;
 template class Informer<api::PodGroup>;
 template class Informer<api::PodDisruptionBudget>;
+template class Informer<api::ReplicatedStorageClass>;
+template class Informer<api::ReplicatedStoragePool>;
+template class Informer<api::LVMVolumeGroup>;
+template class Informer<api::LVMLogicalVolume>;
+template class Informer<api::ReplicatedVolume>;
 
 template <typename T>
 std::unique_ptr<Informer<T>> InformerFactory::Make(client::KubeClient& client,
@@ -57,6 +62,22 @@ InformerFactory::InformerFactory(client::KubeClient& client, api::ClusterObjects
   pdbs_ = Make<api::PodDisruptionBudget>(client, base, "PodDisruptionBudget",
                                          "/apis/policy/v1/poddisruptionbudgets", false,
                                          api::DecodePodDisruptionBudget, &objects.pdbs);
+  // Deckhouse replicated storage (ReplicatedStorage plugin); cluster-scoped CRDs, optional.
+  const std::string deckhouse = "/apis/storage.deckhouse.io/v1alpha1/";
+  rscs_ = Make<api::ReplicatedStorageClass>(
+      client, base, "ReplicatedStorageClass", deckhouse + "replicatedstorageclasses", true,
+      api::DecodeReplicatedStorageClass, &objects.replicated_storage_classes);
+  rsps_ = Make<api::ReplicatedStoragePool>(
+      client, base, "ReplicatedStoragePool", deckhouse + "replicatedstoragepools", true,
+      api::DecodeReplicatedStoragePool, &objects.replicated_storage_pools);
+  lvgs_ = Make<api::LVMVolumeGroup>(client, base, "LVMVolumeGroup", deckhouse + "lvmvolumegroups",
+                                    true, api::DecodeLVMVolumeGroup, &objects.lvm_volume_groups);
+  llvs_ = Make<api::LVMLogicalVolume>(client, base, "LVMLogicalVolume",
+                                      deckhouse + "lvmlogicalvolumes", true,
+                                      api::DecodeLVMLogicalVolume, &objects.lvm_logical_volumes);
+  rvs_ = Make<api::ReplicatedVolume>(client, base, "ReplicatedVolume",
+                                     deckhouse + "replicatedvolumes", true,
+                                     api::DecodeReplicatedVolume, &objects.replicated_volumes);
 }
 
 InformerFactory::~InformerFactory() { Stop(); }

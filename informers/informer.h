@@ -110,6 +110,11 @@ extern template class Informer<api::Namespace>;
 extern template class Informer<api::Service>;
 extern template class Informer<api::PodGroup>;
 extern template class Informer<api::PodDisruptionBudget>;
+extern template class Informer<api::ReplicatedStorageClass>;
+extern template class Informer<api::ReplicatedStoragePool>;
+extern template class Informer<api::LVMVolumeGroup>;
+extern template class Informer<api::LVMLogicalVolume>;
+extern template class Informer<api::ReplicatedVolume>;
 
 // Builds and runs the standard informers. `client` and `objects` must outlive the factory.
 // `base` supplies the tuning (backoff, timeouts, poll interval, log); kind, list_path and optional
@@ -130,6 +135,13 @@ class InformerFactory {
   Informer<api::Service>& services() { return *services_; }
   Informer<api::PodGroup>& pod_groups() { return *pod_groups_; }
   Informer<api::PodDisruptionBudget>& pdbs() { return *pdbs_; }
+  // storage.deckhouse.io/v1alpha1 (ReplicatedStorage plugin); optional like PodGroups: absent
+  // CRDs leave the stores empty and are picked up when they appear.
+  Informer<api::ReplicatedStorageClass>& replicated_storage_classes() { return *rscs_; }
+  Informer<api::ReplicatedStoragePool>& replicated_storage_pools() { return *rsps_; }
+  Informer<api::LVMVolumeGroup>& lvm_volume_groups() { return *lvgs_; }
+  Informer<api::LVMLogicalVolume>& lvm_logical_volumes() { return *llvs_; }
+  Informer<api::ReplicatedVolume>& replicated_volumes() { return *rvs_; }
 
   void Start();
   // Signals every informer, then joins them all.
@@ -167,6 +179,11 @@ class InformerFactory {
   std::unique_ptr<Informer<api::Service>> services_;
   std::unique_ptr<Informer<api::PodGroup>> pod_groups_;
   std::unique_ptr<Informer<api::PodDisruptionBudget>> pdbs_;
+  std::unique_ptr<Informer<api::ReplicatedStorageClass>> rscs_;
+  std::unique_ptr<Informer<api::ReplicatedStoragePool>> rsps_;
+  std::unique_ptr<Informer<api::LVMVolumeGroup>> lvgs_;
+  std::unique_ptr<Informer<api::LVMLogicalVolume>> llvs_;
+  std::unique_ptr<Informer<api::ReplicatedVolume>> rvs_;
 };
 
 }  // namespace berth::informers

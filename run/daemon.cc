@@ -239,6 +239,18 @@ int Daemon::Impl::Run() {
   requeue(factory.csi_nodes(), EventResource::kCSINode, "CSINode", as_obj);
   requeue(factory.services(), EventResource::kService, "Service", as_obj);
   requeue(factory.pod_groups(), EventResource::kPodGroup, "PodGroup", as_obj);
+  // storage.deckhouse.io objects carry no event object (EventObject has no such alternative).
+  auto no_obj = [](const auto*) { return framework::EventObject(std::monostate{}); };
+  requeue(factory.replicated_storage_classes(), EventResource::kReplicatedStorage,
+          "ReplicatedStorageClass", no_obj);
+  requeue(factory.replicated_storage_pools(), EventResource::kReplicatedStorage,
+          "ReplicatedStoragePool", no_obj);
+  requeue(factory.lvm_volume_groups(), EventResource::kReplicatedStorage, "LVMVolumeGroup",
+          no_obj);
+  requeue(factory.lvm_logical_volumes(), EventResource::kReplicatedStorage, "LVMLogicalVolume",
+          no_obj);
+  requeue(factory.replicated_volumes(), EventResource::kReplicatedStorage, "ReplicatedVolume",
+          no_obj);
   // Gang status, as scheduler-plugins' PodGroup controller keeps it (leader only).
   PodGroupController pg_controller(*client, objects, clock, [this] {
     std::lock_guard lock(mu);
