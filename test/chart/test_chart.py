@@ -589,6 +589,10 @@ class ChartTest(unittest.TestCase):
                   # DefaultPreemption deletes victims and reads PodDisruptionBudgets.
                   ("delete", "", "pods"), ("list", "policy", "poddisruptionbudgets"),
                   ("watch", "policy", "poddisruptionbudgets")]
+        # ReplicatedStorage's optional informers (Deckhouse replicated storage).
+        needed += [(verb, "storage.deckhouse.io", resource) for verb in ("list", "watch")
+                   for resource in ("replicatedstorageclasses", "replicatedstoragepools",
+                                    "lvmvolumegroups", "lvmlogicalvolumes", "replicatedvolumes")]
         for verb, group, resource, *sub in needed:
             self.assertTrue(allowed(verb, group, resource, *(sub or [""]), ns="apps"),
                             f"berth needs {verb} {group}/{resource}{'/' + sub[0] if sub else ''}")
@@ -610,6 +614,8 @@ class ChartTest(unittest.TestCase):
                       ("update", "", "persistentvolumeclaims", ""),
                       ("update", "", "persistentvolumes", ""),
                       ("create", "", "serviceaccounts", "token"),
+                      ("update", "storage.deckhouse.io", "lvmvolumegroups", ""),
+                      ("create", "storage.deckhouse.io", "lvmlogicalvolumes", ""),
                       ("escalate", "rbac.authorization.k8s.io", "clusterroles", "")]
         for verb, group, resource, sub in not_needed:
             self.assertFalse(allowed(verb, group, resource, sub, ns="apps"),
