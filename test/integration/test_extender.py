@@ -5,7 +5,8 @@
     HTTP 500 makes FailedScheduling name it, unless it is `ignorable`.
 (a) UpstreamWithBerthExtenderTest: upstream kube-scheduler (built by test/cluster/build.sh with
     BERTH_WITH_SCHEDULER=1) configured with `berth extender` as its extender places its pods only
-    where berth's plugins allow (NodeLabel, and ReplicatedStorage when the CRDs are there).
+    where berth's plugins allow: NodeLabel, and ReplicatedStorage (seed 000) with the
+    storage.deckhouse.io CRDs of crds/replicated-storage.yaml.
 
 Run: python3 -m unittest -v test_extender  (from this folder), or through ctest.
 """
@@ -20,6 +21,11 @@ import unittest
 
 import kube
 from kube import config, wait_for
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DECKHOUSE = "/apis/storage.deckhouse.io/v1alpha1"
+PROVISIONER = "replicated.csi.storage.deckhouse.io"
+STORAGE_LABEL = "storage.deckhouse.io/sds-replicated-volume-node"
 
 
 def free_port():
@@ -254,6 +260,123 @@ profiles:
                          what="FailedScheduling from kube-scheduler")
         self.assertIn("1 node(s) didn't have the requested labels", notes[0])
         self.assertIsNone(sched.poll(), "kube-scheduler exited")
+
+    # ---- ReplicatedStorage (seed 000): the production extender's job, done by berth ----
+    def deckhouse(self, plural, kind, name, spec=None, status=None):
+        obj = {"apiVersion": "storage.deckhouse.io/v1alpha1", "kind": kind,
+               "metadata": {"name": name}, "spec": spec or {}}
+        if status is not None:
+            obj["status"] = status
+        return self.c.create(f"{DECKHOUSE}/{plural}", obj)
+
+    def storage_node(self, name, storage=True, ready=True):
+        labels = {"kubernetes.io/hostname": name}
+        if storage:
+            labels[STORAGE_LABEL] = ""
+        res = {"cpu": "8", "memory": "32Gi", "pods": "110"}
+        self.c.create("/api/v1/nodes", {
+            "apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels},
+            "status": {"capacity": res, "allocatable": res,
+                       "conditions": [{"type": "Ready", "status": "True" if ready else "False"}]}})
+
+    def bound_claim(self, name, volume, size="1Gi"):
+        """A PVC bound to a PV of the replicated provisioner, as the PV controller leaves it."""
+        pvc = self.c.create("/api/v1/namespaces/default/persistentvolumeclaims", {
+            "apiVersion": "v1", "kind": "PersistentVolumeClaim",
+            "metadata": {"name": name, "namespace": "default",
+                         "annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
+            "spec": {"storageClassName": "replicated-local", "accessModes": ["ReadWriteOnce"],
+                     "resources": {"requests": {"storage": size}}, "volumeName": volume}})
+        self.c.create("/api/v1/persistentvolumes", {
+            "apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": volume},
+            "spec": {"storageClassName": "replicated-local", "capacity": {"storage": size},
+                     "accessModes": ["ReadWriteOnce"],
+                     "claimRef": {"kind": "PersistentVolumeClaim", "namespace": "default",
+                                  "name": name, "uid": pvc["metadata"]["uid"]},
+                     "csi": {"driver": PROVISIONER, "volumeHandle": volume}}})
+        self.c.request("PATCH", f"/api/v1/persistentvolumes/{volume}/status",
+                       {"status": {"phase": "Bound"}}, "application/merge-patch+json")
+        self.c.request("PATCH", f"/api/v1/namespaces/default/persistentvolumeclaims/{name}/status",
+                       {"status": {"phase": "Bound", "accessModes": ["ReadWriteOnce"],
+                                   "capacity": {"storage": size}}},
+                       "application/merge-patch+json")
+
+    def replicated_volume(self, name, diskful_node):
+        self.deckhouse("replicatedvolumes", "ReplicatedVolume", name, {"size": "1Gi"},
+                       {"datamesh": {"members": [
+                           {"name": name + "-0", "type": "Diskful", "nodeName": diskful_node}]}})
+
+    def test_default_scheduler_places_pods_where_replicated_storage_allows(self):
+        with open(os.path.join(HERE, "crds", "replicated-storage.yaml")) as f:
+            for crd in json.load(f)["items"]:
+                self.c.create("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
+
+        def served():
+            try:
+                return all(self.c.get(f"{DECKHOUSE}/{p}") is not None for p in (
+                    "replicatedstorageclasses", "replicatedstoragepools", "lvmvolumegroups",
+                    "lvmlogicalvolumes", "replicatedvolumes"))
+            except kube.ApiError:
+                return False
+        wait_for(served, 30, what="storage.deckhouse.io CRDs served")
+        # n1, n2: storage nodes; n4: not a storage node; n5: a storage node that is NotReady
+        # (no node controller taints it here, so only berth's offline check keeps pods off it).
+        self.storage_node("n1")
+        self.storage_node("n2")
+        self.storage_node("n4", storage=False)
+        self.storage_node("n5", ready=False)
+        for vg, node in (("vg-1", "n1"), ("vg-2", "n2"), ("vg-5", "n5")):
+            self.deckhouse("lvmvolumegroups", "LVMVolumeGroup", vg,
+                           {"type": "Local", "local": {"nodeName": node}},
+                           {"phase": "Ready", "nodes": [{"name": node}], "vgSize": "100Gi",
+                            "vgFree": "50Gi"})
+        self.deckhouse("replicatedstoragepools", "ReplicatedStoragePool", "rsp",
+                       {"type": "LVM", "lvmVolumeGroups": [{"name": "vg-1"}, {"name": "vg-2"},
+                                                           {"name": "vg-5"}]})
+        self.c.create("/apis/storage.k8s.io/v1/storageclasses", {
+            "apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+            "metadata": {"name": "replicated-local"}, "provisioner": PROVISIONER,
+            "volumeBindingMode": "WaitForFirstConsumer"})
+        self.deckhouse("replicatedstorageclasses", "ReplicatedStorageClass", "replicated-local",
+                       {"storagePool": "rsp", "volumeAccess": "Local", "reclaimPolicy": "Delete",
+                        "topology": "Ignored"})
+        self.replicated_volume("pv-r", "n2")
+        self.bound_claim("data-r", "pv-r")
+        self.replicated_volume("pv-off", "n5")
+        self.bound_claim("data-off", "pv-off")
+
+        port = self.start_berth_extender("""apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles:
+- schedulerName: berth-extender
+  plugins:
+    multiPoint: {enabled: [{name: ReplicatedStorage, weight: 5}]}
+""")
+        self.start_kube_scheduler(port)
+
+        def volume_pod(name, claim):
+            self.c.pod(name, scheduler="default-scheduler", extra_spec={
+                "volumes": [{"name": "data", "persistentVolumeClaim": {"claimName": claim}}]})
+        volume_pod("r", "data-r")
+        volume_pod("off", "data-off")
+        for i in range(4):
+            self.c.pod(f"plain-{i}", scheduler="default-scheduler")
+        wait_for(lambda: self.bound().get("r"), 60, what="pod r bound by kube-scheduler")
+        # Local volume access: only where the diskful replica is.
+        self.assertEqual(self.bound()["r"], "n2")
+        # Pods with no replicated volume: ReplicatedStorage has nothing to judge, every node
+        # passes (kube-scheduler asks the extender about every pod).
+        wait_for(lambda: all(f"plain-{i}" in self.bound() for i in range(4)), 60,
+                 what="plain pods bound")
+        # The replica's node is offline and no other node has one: kube-scheduler reports
+        # berth's reasons.
+        notes = wait_for(lambda: self.failed_scheduling("off"), 60,
+                         what="FailedScheduling for pod off")
+        self.assertIn("node(s) are offline: Ready condition is not True", notes[0])
+        self.assertIn("PVC default/data-off: node has no diskful replica of volume pv-off",
+                      notes[0])
+        self.assertIn("node(s) are not replicated storage nodes", notes[0])
+        self.assertNotIn("off", self.bound())
 
 
 if __name__ == "__main__":
