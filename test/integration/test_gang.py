@@ -146,7 +146,9 @@ class GangTest(unittest.TestCase):
             # end up with the message for the two pods that exist.
             notes = {(e["regarding"]["name"], e["note"]) for e in self.c.events()
                      if e.get("reason") == "FailedScheduling"}
-            expected = {(f"nginx-{i}", "0/1 nodes are available: " + want.format(i) + ".")
+            expected = {(f"nginx-{i}", "0/1 nodes are available: " + want.format(i) + "."
+                         " preemption: 0/1 nodes are available: 1 Preemption is not helpful for"
+                         " scheduling.")
                         for i in range(2)}
             return expected <= notes
 

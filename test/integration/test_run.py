@@ -73,7 +73,9 @@ class BerthRunTest(unittest.TestCase):
         self.c.node("small-2", cpu="2")
         self.c.start_berth("berth", config())
         self.c.pod("big", cpu="8")
-        msg = "0/2 nodes are available: 2 Insufficient cpu."
+        # 8 CPUs exceed every node's allocatable: preemption cannot help (upstream's message).
+        msg = ("0/2 nodes are available: 2 Insufficient cpu. preemption: 0/2 nodes are available: "
+               "2 Preemption is not helpful for scheduling.")
 
         def failed_event():
             return [e for e in self.c.events()
@@ -189,7 +191,9 @@ class BerthRunTest(unittest.TestCase):
         bad = wait_for(lambda: core_events("toobig"), 20, what="core/v1 event for toobig")
         self.assertEqual(bad[0]["reason"], "FailedScheduling")
         self.assertEqual(bad[0]["type"], "Warning")
-        self.assertEqual(bad[0]["message"], "0/1 nodes are available: 1 Insufficient cpu.")
+        self.assertEqual(bad[0]["message"],
+                         "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are "
+                         "available: 1 Preemption is not helpful for scheduling.")
         kubectl = shutil.which("kubectl")
         if kubectl:
             out = subprocess.run([kubectl, "--kubeconfig", self.c.kubeconfig, "describe", "pod",

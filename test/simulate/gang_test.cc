@@ -75,7 +75,8 @@ TEST_F(GangSimulateTest, TooFewSiblingsGivesTheSeedsMessage) {
     EXPECT_EQ(o.status, "Unschedulable") << json_;
     EXPECT_EQ(o.message, "0/2 nodes are available: pre-filter pod " + std::string(name) +
                              " cannot find enough sibling pods, current pods number: 2, "
-                             "minMember of group: 3.")
+                             "minMember of group: 3. preemption: 0/2 nodes are available: 2 "
+                             "Preemption is not helpful for scheduling.")
         << json_;
   }
 }

@@ -65,7 +65,10 @@ TEST_F(SimulateTest, PlacesPodsAndAssumesEachBeforeTheNext) {
   // The first pod's 1.5 CPU is counted before the second is placed.
   EXPECT_EQ(Str(pods[1], "status"), "Unschedulable");
   EXPECT_EQ(Str(pods[1], "node"), "<null>");
-  EXPECT_EQ(Str(pods[1], "message"), "0/1 nodes are available: 1 Insufficient cpu.");
+  // DefaultPreemption finds nothing of lower priority to evict (upstream's message).
+  EXPECT_EQ(Str(pods[1], "message"),
+            "0/1 nodes are available: 1 Insufficient cpu. preemption: 0/1 nodes are available: 1 "
+            "No preemption victims found for incoming pod.");
 }
 
 TEST_F(SimulateTest, RunningPodsCountAndOtherSchedulersArePassedOver) {
@@ -117,7 +120,8 @@ TEST_F(SimulateTest, HostPortsOfAnAssumedPodBlockTheNextPod) {
   EXPECT_EQ(nodes, (std::set<std::string>{"n1", "n2"}));
   EXPECT_EQ(Str(pods[2], "message"),
             "0/2 nodes are available: 2 node(s) didn't have free ports for the requested pod "
-            "ports.");
+            "ports. preemption: 0/2 nodes are available: 2 No preemption victims found for "
+            "incoming pod.");
 }
 
 TEST_F(SimulateTest, SameSeedSameOutputAndTiesAreBrokenBySeed) {
