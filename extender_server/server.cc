@@ -81,8 +81,8 @@ int Server::Run() {
     BERTH_ERROR() << "invalid configuration: " << evaluator.error();
     return 1;
   }
-  client::BeastClient kube(options_.client, cfg.client_connection.qps,
-                           cfg.client_connection.burst, client::ClientOptions{});
+  client::BeastClient kube(options_.client, cfg.client_connection.qps, cfg.client_connection.burst,
+                           client::ClientOptions{});
   if (auto ok = kube.InitStatus(); !ok) {
     BERTH_ERROR() << "kube client: " << ok.error();
     return 1;

@@ -34,7 +34,7 @@ struct ServerOptions {
   config::SchedulerConfiguration config;
   std::string profile;  // empty = the first profile
   client::ClientConfig client;
-  std::string listen = "127.0.0.1:8888";  // host:port
+  std::string listen = "127.0.0.1:8888";    // host:port
   std::string tls_cert_file, tls_key_file;  // both or neither; neither = plain HTTP
   std::chrono::seconds cache_sync_timeout{120};
 };

@@ -104,7 +104,8 @@ Result<std::unique_ptr<HttpExtender>> HttpExtender::Create(const config::Extende
 
 bool HttpExtender::IsInterested(const api::Pod& pod) const {
   if (managed_.empty()) return true;
-  return HasManaged(managed_, pod.spec.containers) || HasManaged(managed_, pod.spec.init_containers);
+  return HasManaged(managed_, pod.spec.containers) ||
+         HasManaged(managed_, pod.spec.init_containers);
 }
 
 std::string HttpExtender::Url(const std::string& verb) const {
@@ -191,8 +192,8 @@ Result<framework::ExtenderFilterOutcome> HttpExtender::Filter(
     out.passed = nodes;
     return out;
   }
-  auto body = Send(cfg_.filter_verb,
-                   EncodeExtenderArgs(pod, Nodes(nodes), cfg_.node_cache_capable));
+  auto body =
+      Send(cfg_.filter_verb, EncodeExtenderArgs(pod, Nodes(nodes), cfg_.node_cache_capable));
   if (!body.ok()) return Error{body.error()};
   const std::string where = "extender at URL " + Url(cfg_.filter_verb) + ": ";
   auto result = DecodeFilterResult(*body);
@@ -223,8 +224,8 @@ Result<std::vector<int64_t>> HttpExtender::Prioritize(
     const api::Pod& pod, const std::vector<const framework::NodeInfo*>& nodes) {
   std::vector<int64_t> scores(nodes.size(), 0);
   if (!IsPrioritizer()) return scores;
-  auto body = Send(cfg_.prioritize_verb,
-                   EncodeExtenderArgs(pod, Nodes(nodes), cfg_.node_cache_capable));
+  auto body =
+      Send(cfg_.prioritize_verb, EncodeExtenderArgs(pod, Nodes(nodes), cfg_.node_cache_capable));
   if (!body.ok()) return Error{body.error()};
   const std::string where = "extender at URL " + Url(cfg_.prioritize_verb) + ": ";
   auto list = DecodeHostPriorityList(*body);

@@ -1,7 +1,7 @@
 #include "run/daemon.h"
 
-#include "run/podgroup_controller.h"
 #include "run/cluster_feed.h"
+#include "run/podgroup_controller.h"
 
 #include <unistd.h>
 

@@ -323,8 +323,8 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     if (ec) return;  // timeout, reset or a malformed request: drop the connection
     const auto& req = parser_->get();
     auto target = req.target();
-    Reply reply = Route(req.method(), std::string_view(target.data(), target.size()), *handlers_,
-                        req.body());
+    Reply reply =
+        Route(req.method(), std::string_view(target.data(), target.size()), *handlers_, req.body());
     auto res = std::make_shared<http::response<http::string_body>>(reply.status, req.version());
     res->set(http::field::server, "berth");
     res->set(http::field::content_type, reply.content_type);

@@ -29,8 +29,9 @@ Status Scheduler::FindNodesThatPassExtenders(const framework::PodInfo& pod,
     }
     // FailedAndUnresolvable takes precedence when the extender names a node in both maps.
     for (const auto& [node, msg] : out->failed_and_unresolvable) {
-      diag->node_to_status.Set(node, Status(Code::kUnschedulableAndUnresolvable, msg)
-                                         .WithPlugin(framework::kExtenderName));
+      diag->node_to_status.Set(
+          node,
+          Status(Code::kUnschedulableAndUnresolvable, msg).WithPlugin(framework::kExtenderName));
     }
     for (const auto& [node, msg] : out->failed) {
       if (out->failed_and_unresolvable.count(node)) continue;

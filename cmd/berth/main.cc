@@ -12,11 +12,11 @@
 #include "base/log.h"
 #include "config/load.h"
 #include "config/policy.h"
+#include "extender_server/server.h"
+#include "extenders/http_extender.h"
 #include "informers/api/json/parse.h"
 #include "informers/client/config.h"
 #include "plugins/registry.h"
-#include "extender_server/server.h"
-#include "extenders/http_extender.h"
 #include "run/daemon.h"
 #include "simulate/cluster_file.h"
 #include "simulate/simulator.h"
@@ -298,8 +298,8 @@ bool LoadClient(const std::string& command, const std::string& kubeconfig,
   }
   auto c = berth::client::InClusterConfig();
   if (!c.ok()) {
-    std::cerr << "berth " << command << ": no --kubeconfig given and not running in a cluster: "
-              << c.error() << "\n";
+    std::cerr << "berth " << command
+              << ": no --kubeconfig given and not running in a cluster: " << c.error() << "\n";
     return false;
   }
   *out = std::move(*c);
@@ -307,8 +307,8 @@ bool LoadClient(const std::string& command, const std::string& kubeconfig,
 }
 
 int Extender(int argc, char** argv) {
-  Flags f = ParseFlags(argc, argv, 2,
-                       {"config", "listen", "kubeconfig", "profile", "tls-cert", "tls-key", "v"}, {});
+  Flags f = ParseFlags(
+      argc, argv, 2, {"config", "listen", "kubeconfig", "profile", "tls-cert", "tls-key", "v"}, {});
   if (!f.error.empty()) {
     std::cerr << "berth extender: " << f.error << "\n" << kUsage;
     return 2;

@@ -39,7 +39,7 @@ inline constexpr const char* kExtenderName = "Extender";
 // order); failed maps node name -> the extender's reason.
 struct ExtenderFilterOutcome {
   std::vector<const NodeInfo*> passed;
-  std::map<std::string, std::string> failed;                    // -> Unschedulable
+  std::map<std::string, std::string> failed;                   // -> Unschedulable
   std::map<std::string, std::string> failed_and_unresolvable;  // -> UnschedulableAndUnresolvable
 };
 
@@ -61,7 +61,8 @@ class Extender {
   // Asks the extender which of `nodes` may run the pod. Errors (unreachable, timeout, non-200,
   // malformed answer, an `Error` in the answer, a passing node that was not asked about) name the
   // extender and the problem, e.g.
-  //   `extender "http://x/sched" filter: HTTP 500 Internal Server Error from http://x/sched/filter`.
+  //   `extender "http://x/sched" filter: HTTP 500 Internal Server Error from
+  //   http://x/sched/filter`.
   virtual Result<ExtenderFilterOutcome> Filter(const api::Pod& pod,
                                                const std::vector<const NodeInfo*>& nodes) = 0;
   // Per node of `nodes` (parallel vector) the extender's score in 0..kMaxExtenderPriority; nodes

@@ -41,10 +41,8 @@ class EvaluatorTest : public ::testing::Test {
     EXPECT_TRUE(e.ok()) << e.error();
     eval_ = std::move(*e);
     eval_->AddNode(MakeNode("plain").Capacity({{"cpu", "4"}, {"pods", "110"}}).Ptr());
-    eval_->AddNode(MakeNode("store")
-                       .Capacity({{"cpu", "4"}, {"pods", "110"}})
-                       .Label("storage", "")
-                       .Ptr());
+    eval_->AddNode(
+        MakeNode("store").Capacity({{"cpu", "4"}, {"pods", "110"}}).Label("storage", "").Ptr());
     eval_->AddNode(MakeNode("store-fast")
                        .Capacity({{"cpu", "4"}, {"pods", "110"}})
                        .Label("storage", "")

@@ -86,8 +86,13 @@ TEST_F(HttpExtenderTest, FilterSendsNodeNamesAndReadsAnyLetterCase) {
   ASSERT_NE(pod, nullptr);
   EXPECT_EQ(pod->Find("metadata")->Find("name")->AsString(), "web");
   EXPECT_EQ(pod->Find("metadata")->Find("namespace")->AsString(), "shop");
-  EXPECT_EQ(pod->Find("spec")->Find("containers")->AsArray()[0].Find("resources")->Find(
-                "requests")->Find("cpu")->AsString(),
+  EXPECT_EQ(pod->Find("spec")
+                ->Find("containers")
+                ->AsArray()[0]
+                .Find("resources")
+                ->Find("requests")
+                ->Find("cpu")
+                ->AsString(),
             "1");
 }
 
@@ -180,8 +185,8 @@ TEST_F(HttpExtenderTest, ErrorInTheResultFailsTheFilter) {
   });
   auto out = Make(Cfg(server.PlainUrl()))->Filter(pod_, nodes_);
   ASSERT_FALSE(out.ok());
-  EXPECT_EQ(out.error(), "extender at URL " + server.PlainUrl() +
-                             "/filter: Error: pod has no volumes I know");
+  EXPECT_EQ(out.error(),
+            "extender at URL " + server.PlainUrl() + "/filter: Error: pod has no volumes I know");
 }
 
 TEST_F(HttpExtenderTest, UnreachableExtenderNamesTheUrl) {

@@ -43,8 +43,7 @@ class SchedulerExtendersTest : public ::testing::Test {
   SchedulerExtendersTest() : registry_(plugins::NewInTreeRegistry()) {}
 
   // Simulates `cluster` with these extenders; returns the pod entries.
-  std::vector<api::Value> Run(const std::string& cluster,
-                              std::vector<config::Extender> extenders) {
+  std::vector<api::Value> Run(const std::string& cluster, std::vector<config::Extender> extenders) {
     auto c = simulate::ParseClusterFile(cluster, "cluster.yaml");
     EXPECT_TRUE(c.ok()) << c.error();
     config::SchedulerConfiguration cfg = config::DefaultConfig(registry_.Names());
@@ -93,15 +92,16 @@ TEST_F(SchedulerExtendersTest, FilterExtendersRunInOrderOnTheSurvivors) {
 
 TEST_F(SchedulerExtendersTest, ExtenderReasonsMakeTheFailedSchedulingMessage) {
   FakeExtenderServer server([](const std::string&, const std::string&) {
-    return Json(R"({"NodeNames":[],"FailedNodes":{"n1":"no local replica","n2":"no local replica"},)"
-                R"("FailedAndUnresolvableNodes":{"n3":"node is offline"}})");
+    return Json(
+        R"({"NodeNames":[],"FailedNodes":{"n1":"no local replica","n2":"no local replica"},)"
+        R"("FailedAndUnresolvableNodes":{"n3":"node is offline"}})");
   });
   auto pods = Run(cluster_ + Pod("a"), {Ext(server.PlainUrl())});
   ASSERT_EQ(pods.size(), 1u);
   EXPECT_EQ(Str(pods[0], "status"), "Unschedulable");
   // (DefaultPreemption may append its own sentence.)
-  EXPECT_EQ(Str(pods[0], "message").rfind(
-                "0/3 nodes are available: 1 node is offline, 2 no local replica.", 0),
+  EXPECT_EQ(Str(pods[0], "message")
+                .rfind("0/3 nodes are available: 1 node is offline, 2 no local replica.", 0),
             0u)
       << Str(pods[0], "message");
 }
