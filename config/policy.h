@@ -40,7 +40,7 @@ namespace berth::config {
 
 struct PolicyResult {
   Profile profile;                  // plugins per extension point (no multiPoint), pluginConfig
-  std::vector<Extender> extenders;  // as written; berth does not call extenders yet
+  std::vector<Extender> extenders;  // as written; called like the config's (extenders/)
 };
 
 // Reads the file at `path` (the source name is the path) and parses it as ParsePolicy. Errors:
