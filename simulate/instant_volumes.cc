@@ -21,9 +21,9 @@ uint64_t VersionOf(const std::string& rv) {
 
 std::string InstantVolumes::NextVersion() { return std::to_string(++version_); }
 
-void InstantVolumes::BindClaimLocked(const std::shared_ptr<const api::PersistentVolumeClaim>& current,
-                                     api::PersistentVolumeClaim claim,
-                                     const std::string& pv_name) {
+void InstantVolumes::BindClaimLocked(
+    const std::shared_ptr<const api::PersistentVolumeClaim>& current,
+    api::PersistentVolumeClaim claim, const std::string& pv_name) {
   claim.spec.volume_name = pv_name;
   claim.metadata.annotations[kAnnBindCompleted] = "yes";
   claim.metadata.annotations[kAnnBoundByController] = "yes";

@@ -68,8 +68,8 @@ framework::Status KubeApiWriter::PatchPersistentVolumeClaimAnnotations(
   patch.Set("metadata", Metadata(pvc.metadata.resource_version, annotations));
   const std::string key = pvc.metadata.namespace_ + "/" + pvc.metadata.name;
   auto s = MergePatch(client_,
-                      "/api/v1/namespaces/" + pvc.metadata.namespace_ +
-                          "/persistentvolumeclaims/" + pvc.metadata.name,
+                      "/api/v1/namespaces/" + pvc.metadata.namespace_ + "/persistentvolumeclaims/" +
+                          pvc.metadata.name,
                       "persistentvolumeclaims " + key, patch, resource_version);
   if (s.IsSuccess()) BERTH_LOG(2) << "annotated PersistentVolumeClaim " << key;
   return s;

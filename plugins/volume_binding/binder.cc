@@ -45,10 +45,9 @@ PodVolumeClaims VolumeBinder::GetPodVolumeClaims(const api::Pod& pod) const {
     }
   }
   // Smallest requests first, so they get the smallest fitting PVs (upstream's byPVCSize).
-  std::stable_sort(out.unbound_delay.begin(), out.unbound_delay.end(),
-                   [](const PvcPtr& a, const PvcPtr& b) {
-                     return RequestedBytes(*a) < RequestedBytes(*b);
-                   });
+  std::stable_sort(
+      out.unbound_delay.begin(), out.unbound_delay.end(),
+      [](const PvcPtr& a, const PvcPtr& b) { return RequestedBytes(*a) < RequestedBytes(*b); });
   for (const auto& pvc : out.unbound_delay) {
     const std::string cls = ClaimClass(*pvc);
     if (out.pvs_by_class.count(cls) > 0) continue;
@@ -160,7 +159,8 @@ Status VolumeBinder::AssumePodVolumes(const api::Pod& pod, const std::string& no
   };
   for (const BindingInfo& b : volumes->static_bindings) {
     bool dirty = false;
-    auto pv = std::make_shared<const api::PersistentVolume>(BindVolumeToClaim(*b.pv, *b.pvc, &dirty));
+    auto pv =
+        std::make_shared<const api::PersistentVolume>(BindVolumeToClaim(*b.pv, *b.pvc, &dirty));
     if (dirty) {
       if (auto ok = pv_cache_.Assume(pv); !ok) {
         revert_pvs();
@@ -234,8 +234,8 @@ Status VolumeBinder::BindPodVolumes(const api::Pod& pod, const std::string& node
   const framework::TimePoint deadline = clock.Now() + bind_timeout_;
   for (;;) {
     std::string waiting_for;
-    auto done = CheckBindings(pod, node, node_labels, volumes, pv_versions, pvc_versions,
-                              &waiting_for);
+    auto done =
+        CheckBindings(pod, node, node_labels, volumes, pv_versions, pvc_versions, &waiting_for);
     if (!done.ok()) return Status::Error("binding volumes: " + done.error());
     if (*done) {
       // The stores now hold the API server's versions; the assumptions have served.
@@ -254,8 +254,7 @@ Status VolumeBinder::BindPodVolumes(const api::Pod& pod, const std::string& node
 }
 
 Result<bool> VolumeBinder::CheckBindings(const api::Pod& pod, const std::string& node,
-                                         const api::Labels& node_labels,
-                                         const PodVolumes& volumes,
+                                         const api::Labels& node_labels, const PodVolumes& volumes,
                                          const std::vector<uint64_t>& pv_versions,
                                          const std::vector<uint64_t>& pvc_versions,
                                          std::string* waiting_for) const {

@@ -49,7 +49,7 @@ struct PodVolumes {
 
 struct PodVolumeClaims {
   std::vector<PvcPtr> bound_claims;
-  std::vector<PvPtr> bound_pvs;  // parallel to bound_claims; nullptr when the PV is missing
+  std::vector<PvPtr> bound_pvs;       // parallel to bound_claims; nullptr when the PV is missing
   std::vector<PvcPtr> unbound_delay;  // sorted by requested size, smallest first
   std::vector<PvcPtr> unbound_immediate;
   // Class name -> PVs of that class (assumptions applied), for the delayed claims.

@@ -96,8 +96,7 @@ class VolumeRestrictions final : public framework::PreFilterPlugin,
       if (v.ephemeral || v.pvc_claim_name.empty()) continue;
       auto pvc = handle_->objects().pvcs.Get(s->ns, v.pvc_claim_name);
       if (pvc == nullptr) {
-        return Status::Unresolvable("persistentvolumeclaim \"" + v.pvc_claim_name +
-                                    "\" not found");
+        return Status::Unresolvable("persistentvolumeclaim \"" + v.pvc_claim_name + "\" not found");
       }
       const auto& modes = pvc->spec.access_modes;
       if (std::find(modes.begin(), modes.end(), "ReadWriteOncePod") != modes.end()) {
@@ -203,7 +202,8 @@ std::vector<framework::ClusterEventWithHint> VolumeRestrictions::EventsToRegiste
 Result<std::shared_ptr<framework::Plugin>> New(const framework::PluginContext& ctx) {
   framework::ArgsReader reader(ctx.args, ctx.args_path);
   if (auto ok = reader.Finish(); !ok) return Error{ok.error()};
-  if (ctx.handle == nullptr) return Error{"VolumeRestrictions: the plugin needs a framework handle"};
+  if (ctx.handle == nullptr)
+    return Error{"VolumeRestrictions: the plugin needs a framework handle"};
   return std::shared_ptr<framework::Plugin>(std::make_shared<VolumeRestrictions>(ctx.handle));
 }
 

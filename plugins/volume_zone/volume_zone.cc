@@ -107,8 +107,7 @@ class VolumeZone final : public framework::PreFilterPlugin,
       if (v.ephemeral || v.pvc_claim_name.empty()) continue;
       auto pvc = objects.pvcs.Get(pod.metadata.namespace_, v.pvc_claim_name);
       if (pvc == nullptr) {
-        return Status::Unresolvable("persistentvolumeclaim \"" + v.pvc_claim_name +
-                                    "\" not found");
+        return Status::Unresolvable("persistentvolumeclaim \"" + v.pvc_claim_name + "\" not found");
       }
       const std::string& pv_name = pvc->spec.volume_name;
       if (pv_name.empty()) {

@@ -51,13 +51,18 @@ TEST(VolumeBindingExample, PlacementsAndReasons) {
   EXPECT_EQ(filter("default/zonal", "node-1"), "node(s) had no available volume zone");
 
   EXPECT_EQ(node("default/broken"), "<none>");
-  EXPECT_EQ(pods.at("default/broken")->Find("message")->AsString().rfind(
-                "0/3 nodes are available: persistentvolumeclaim \"missing\" not found.", 0),
+  EXPECT_EQ(pods.at("default/broken")
+                ->Find("message")
+                ->AsString()
+                .rfind("0/3 nodes are available: persistentvolumeclaim \"missing\" not found.", 0),
             0u)
       << out;
-  EXPECT_EQ(pods.at("default/waiting")->Find("message")->AsString().rfind(
-                "0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims.", 0),
-            0u)
+  EXPECT_EQ(
+      pods.at("default/waiting")
+          ->Find("message")
+          ->AsString()
+          .rfind("0/3 nodes are available: pod has unbound immediate PersistentVolumeClaims.", 0),
+      0u)
       << out;
 }
 

@@ -80,15 +80,19 @@ api::Pod PodWithClaims(const std::string& name, std::vector<std::string> claims)
 class VolumeBindingTest : public ::testing::Test {
  protected:
   VolumeBindingTest()
-      : handle_({MakeNode("node-a").Label("kubernetes.io/hostname", "node-a")
-                     .Label("topology.kubernetes.io/zone", "a").Info(),
-                 MakeNode("node-b").Label("kubernetes.io/hostname", "node-b")
-                     .Label("topology.kubernetes.io/zone", "b").Info()}) {
+      : handle_({MakeNode("node-a")
+                     .Label("kubernetes.io/hostname", "node-a")
+                     .Label("topology.kubernetes.io/zone", "a")
+                     .Info(),
+                 MakeNode("node-b")
+                     .Label("kubernetes.io/hostname", "node-b")
+                     .Label("topology.kubernetes.io/zone", "b")
+                     .Info()}) {
     auto& o = handle_.mutable_objects();
     o.storage_classes.Upsert(std::make_shared<api::StorageClass>(
         Class(kWaitSC, "WaitForFirstConsumer", "kubernetes.io/no-provisioner")));
-    o.storage_classes.Upsert(std::make_shared<api::StorageClass>(
-        Class(kImmediateSC, "Immediate", "example.com/csi")));
+    o.storage_classes.Upsert(
+        std::make_shared<api::StorageClass>(Class(kImmediateSC, "Immediate", "example.com/csi")));
     o.storage_classes.Upsert(std::make_shared<api::StorageClass>(
         Class(kProvisionSC, "WaitForFirstConsumer", "example.com/csi")));
   }
@@ -148,8 +152,10 @@ TEST_F(VolumeBindingTest, PodWithoutClaimsIsSkipped) {
   EXPECT_EQ(Run(*p, state, b.Obj()).code(), Code::kSkip);
   // Reserve and PreBind have nothing to do.
   auto info = b.Info();
-  EXPECT_TRUE(dynamic_cast<framework::ReservePlugin&>(*p).Reserve(state, *info, "node-a").IsSuccess());
-  EXPECT_TRUE(dynamic_cast<framework::PreBindPlugin&>(*p).PreBind(state, *info, "node-a").IsSuccess());
+  EXPECT_TRUE(
+      dynamic_cast<framework::ReservePlugin&>(*p).Reserve(state, *info, "node-a").IsSuccess());
+  EXPECT_TRUE(
+      dynamic_cast<framework::PreBindPlugin&>(*p).PreBind(state, *info, "node-a").IsSuccess());
 }
 
 TEST_F(VolumeBindingTest, PreFilterRejections) {
@@ -166,17 +172,29 @@ TEST_F(VolumeBindingTest, PreFilterRejections) {
   deleting.metadata.deletion_timestamp = api::Time{1};
   std::vector<Case> cases = {
       {"PVC does not exist", {}, {"pvc-a"}, "persistentvolumeclaim \"pvc-a\" not found"},
-      {"part of PVCs do not exist", {BoundClaim("pvc-a", "pv-a")}, {"pvc-a", "pvc-b"},
+      {"part of PVCs do not exist",
+       {BoundClaim("pvc-a", "pv-a")},
+       {"pvc-a", "pvc-b"},
        "persistentvolumeclaim \"pvc-b\" not found"},
-      {"immediate claims not bound", {Claim("pvc-i", kImmediateSC)}, {"pvc-i"},
+      {"immediate claims not bound",
+       {Claim("pvc-i", kImmediateSC)},
+       {"pvc-i"},
        kErrReasonUnboundImmediate},
-      {"claim without class is immediate", {Claim("pvc-n", "")}, {"pvc-n"},
+      {"claim without class is immediate",
+       {Claim("pvc-n", "")},
+       {"pvc-n"},
        kErrReasonUnboundImmediate},
-      {"claim of a missing class is immediate", {Claim("pvc-m", "nope")}, {"pvc-m"},
+      {"claim of a missing class is immediate",
+       {Claim("pvc-m", "nope")},
+       {"pvc-m"},
        kErrReasonUnboundImmediate},
-      {"claim lost", {lost}, {"pvc-lost"},
+      {"claim lost",
+       {lost},
+       {"pvc-lost"},
        "persistentvolumeclaim \"pvc-lost\" bound to non-existent persistentvolume \"pv-gone\""},
-      {"claim being deleted", {deleting}, {"pvc-deleting"},
+      {"claim being deleted",
+       {deleting},
+       {"pvc-deleting"},
        "persistentvolumeclaim \"pvc-deleting\" is being deleted"},
   };
   for (const auto& c : cases) {
@@ -239,7 +257,8 @@ TEST_F(VolumeBindingTest, BoundAndUnboundUnsatisfied) {
   auto p = Plugin();
   auto pv = Volume("pv-a", kWaitSC);
   pv.spec.node_affinity = HostAffinity("node-b");
-  pv.spec.claim_ref = api::ObjectReference{"PersistentVolumeClaim", "default", "pvc-a", "uid-pvc-a"};
+  pv.spec.claim_ref =
+      api::ObjectReference{"PersistentVolumeClaim", "default", "pvc-a", "uid-pvc-a"};
   pv.phase = "Bound";
   Add(pv);
   Add(BoundClaim("pvc-a", "pv-a"));
@@ -325,7 +344,8 @@ TEST_F(VolumeBindingTest, DynamicProvisioningHonoursAllowedTopologies) {
   auto p = Plugin();
   auto zonal = Class("zonal", "WaitForFirstConsumer", "example.com/csi");
   api::NodeSelectorTerm term;
-  term.match_expressions.push_back({"topology.kubernetes.io/zone", api::SelectorOperator::kIn, {"b"}});
+  term.match_expressions.push_back(
+      {"topology.kubernetes.io/zone", api::SelectorOperator::kIn, {"b"}});
   zonal.allowed_topologies = {term};
   Add(zonal);
   Add(Claim("pvc", "zonal"));
@@ -365,8 +385,8 @@ class DynamicProvisioning : public VolumeBindingTest {
     std::map<std::string, std::string> f;
     ASSERT_TRUE(Run(p, state, pod_, &f).IsSuccess());
     ASSERT_EQ(f["node-b"], "");
-    ASSERT_TRUE(dynamic_cast<framework::ReservePlugin&>(p).Reserve(state, *info_, "node-b")
-                    .IsSuccess());
+    ASSERT_TRUE(
+        dynamic_cast<framework::ReservePlugin&>(p).Reserve(state, *info_, "node-b").IsSuccess());
   }
   // The provisioner: a PV on the selected node and the claim bound to it.
   void Provision(const std::string& node) {
@@ -397,8 +417,7 @@ TEST_F(DynamicProvisioning, AnnotatesTheClaimAndWaitsUntilBound) {
 
   const auto start = handle_.clock().Now();
   int patches = 0;
-  handle_.writer().on_pvc_patch = [&](const api::PersistentVolumeClaim& c,
-                                      const api::Labels& ann) {
+  handle_.writer().on_pvc_patch = [&](const api::PersistentVolumeClaim& c, const api::Labels& ann) {
     // The API server applies the patch; nobody provisions.
     auto annotated = c;
     for (const auto& [k, v] : ann) annotated.metadata.annotations[k] = v;
@@ -500,8 +519,7 @@ TEST_F(DynamicProvisioning, FailedWriteAndDeletedPod) {
   handle_.writer().on_pvc_patch = nullptr;
   handle_.mutable_objects().pods.Remove(pod_.Key());
   s = dynamic_cast<framework::PreBindPlugin&>(*p).PreBind(again, *info_, "node-b");
-  EXPECT_EQ(s.Message(),
-            "binding volumes: pod does not exist any more: pods \"pod\" not found");
+  EXPECT_EQ(s.Message(), "binding volumes: pod does not exist any more: pods \"pod\" not found");
 }
 
 TEST(VolumeBindingArgs, Validation) {

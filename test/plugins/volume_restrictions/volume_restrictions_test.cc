@@ -73,8 +73,8 @@ std::string Check(framework::Plugin& p, testing::FakeHandle& h, const api::Pod& 
   auto info = framework::MakePodInfo(std::make_shared<api::Pod>(pod));
   framework::CycleState state;
   framework::PreFilterResult r;
-  auto s = dynamic_cast<framework::PreFilterPlugin&>(p).PreFilter(state, *info,
-                                                                  h.snapshot().List(), &r);
+  auto s =
+      dynamic_cast<framework::PreFilterPlugin&>(p).PreFilter(state, *info, h.snapshot().List(), &r);
   if (s.IsSkip()) return "skip";
   if (!s.IsSuccess()) return std::string(framework::CodeName(s.code())) + ": " + s.Message();
   auto f = dynamic_cast<framework::FilterPlugin&>(p).Filter(state, *info, *h.snapshot().List()[0]);
@@ -96,23 +96,37 @@ TEST(VolumeRestrictionsTest, InlineDiskConflicts) {
       {"one state", PodWith("p", {Gce("foo")}).Obj(), {}, ""},
       {"same GCE PD", PodWith("p", {Gce("foo")}).Obj(), {Gce("foo")}, kErrReasonDiskConflict},
       {"other GCE PD", PodWith("p", {Gce("bar")}).Obj(), {Gce("foo")}, ""},
-      {"same GCE PD both read-only", PodWith("p", {Gce("foo", true)}).Obj(), {Gce("foo", true)},
+      {"same GCE PD both read-only",
+       PodWith("p", {Gce("foo", true)}).Obj(),
+       {Gce("foo", true)},
        ""},
-      {"same GCE PD one read-only", PodWith("p", {Gce("foo", true)}).Obj(), {Gce("foo")},
+      {"same GCE PD one read-only",
+       PodWith("p", {Gce("foo", true)}).Obj(),
+       {Gce("foo")},
        kErrReasonDiskConflict},
-      {"same EBS volume", PodWith("p", {Ebs("vol-1")}).Obj(), {Ebs("vol-1")},
+      {"same EBS volume",
+       PodWith("p", {Ebs("vol-1")}).Obj(),
+       {Ebs("vol-1")},
        kErrReasonDiskConflict},
       {"other EBS volume", PodWith("p", {Ebs("vol-2")}).Obj(), {Ebs("vol-1")}, ""},
-      {"RBD sharing a monitor", PodWith("p", {Rbd({"a", "b"}, "img")}).Obj(),
-       {Rbd({"b", "c"}, "img")}, kErrReasonDiskConflict},
+      {"RBD sharing a monitor",
+       PodWith("p", {Rbd({"a", "b"}, "img")}).Obj(),
+       {Rbd({"b", "c"}, "img")},
+       kErrReasonDiskConflict},
       {"RBD other monitors", PodWith("p", {Rbd({"a"}, "img")}).Obj(), {Rbd({"c"}, "img")}, ""},
       {"RBD other image", PodWith("p", {Rbd({"a"}, "img2")}).Obj(), {Rbd({"a"}, "img")}, ""},
-      {"RBD both read-only", PodWith("p", {Rbd({"a"}, "img", true)}).Obj(),
-       {Rbd({"a"}, "img", true)}, ""},
-      {"same iSCSI IQN", PodWith("p", {Iscsi("iqn.a")}).Obj(), {Iscsi("iqn.a")},
+      {"RBD both read-only",
+       PodWith("p", {Rbd({"a"}, "img", true)}).Obj(),
+       {Rbd({"a"}, "img", true)},
+       ""},
+      {"same iSCSI IQN",
+       PodWith("p", {Iscsi("iqn.a")}).Obj(),
+       {Iscsi("iqn.a")},
        kErrReasonDiskConflict},
-      {"same iSCSI IQN both read-only", PodWith("p", {Iscsi("iqn.a", true)}).Obj(),
-       {Iscsi("iqn.a", true)}, ""},
+      {"same iSCSI IQN both read-only",
+       PodWith("p", {Iscsi("iqn.a", true)}).Obj(),
+       {Iscsi("iqn.a", true)},
+       ""},
       {"other iSCSI IQN", PodWith("p", {Iscsi("iqn.b")}).Obj(), {Iscsi("iqn.a")}, ""},
   };
   for (const auto& c : cases) {
@@ -139,8 +153,7 @@ TEST(VolumeRestrictionsTest, ReadWriteOncePod) {
   h.mutable_objects().pvcs.Upsert(claim("rwo", "ReadWriteOnce"));
   auto p = MakePlugin(h);
 
-  EXPECT_EQ(Check(*p, h, PodWith("p", {Claim("rwop")}).Obj()),
-            kErrReasonReadWriteOncePodConflict);
+  EXPECT_EQ(Check(*p, h, PodWith("p", {Claim("rwop")}).Obj()), kErrReasonReadWriteOncePodConflict);
   EXPECT_EQ(Check(*p, h, PodWith("p", {Claim("rwop-free")}).Obj()), "skip");
   EXPECT_EQ(Check(*p, h, PodWith("p", {Claim("rwo")}).Obj()), "skip");
   EXPECT_EQ(Check(*p, h, PodWith("p", {Claim("missing")}).Obj()),

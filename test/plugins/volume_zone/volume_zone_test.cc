@@ -113,13 +113,11 @@ TEST_F(VolumeZoneTest, SingleZone) {
   EXPECT_EQ(Check("PVC_2", {{kBetaRegion, "us-west1-b"}, {"uselessLabel", "none"}}), kConflict);
   EXPECT_EQ(Check("PVC_3", {{kBetaRegion, "us-west1-c"}}), "");
   EXPECT_EQ(Check("PVC_1", {{kBetaZone, "no_us-west1-a"}}), kConflict);
-  EXPECT_EQ(Check("PVC_2", {{kBetaRegion, "no_us-west1-b"}, {kBetaZone, "us-west1-b"}}),
-            kConflict);
+  EXPECT_EQ(Check("PVC_2", {{kBetaRegion, "no_us-west1-b"}, {kBetaZone, "us-west1-b"}}), kConflict);
   EXPECT_EQ(Check("PVC_Stable_1", {{kZone, "us-west1-a"}}), "");
   EXPECT_EQ(Check("PVC_Stable_1", {{kZone, "no_us-west1-a"}}), kConflict);
   EXPECT_EQ(Check("PVC_Stable_2", {{kRegion, "us-west1-b"}, {kZone, "us-west1-b"}}), "");
-  EXPECT_EQ(Check("PVC_Stable_2", {{kRegion, "us-west1-b"}, {kZone, "no_us-west1-b"}}),
-            kConflict);
+  EXPECT_EQ(Check("PVC_Stable_2", {{kRegion, "us-west1-b"}, {kZone, "no_us-west1-b"}}), kConflict);
   // The beta labels on the PV need the beta labels on the node.
   EXPECT_EQ(Check("PVC_1", {{kZone, "us-west1-a"}}), kConflict);
 }
