@@ -38,7 +38,7 @@ std::shared_ptr<api::Pod> BasePod(int i) {
 
 std::vector<std::string> WorkloadNames() {
   return {"SchedulingBasic", "SchedulingNodeAffinity", "TopologySpreading",
-          "SchedulingPodAntiAffinity", "Gang3", "Gang50"};
+          "SchedulingPodAntiAffinity", "Gang3", "Gang50", "PreemptionBasic"};
 }
 
 Result<simulate::ClusterFile> Generate(const std::string& workload, int nodes, int pods) {
@@ -125,6 +125,34 @@ Result<simulate::ClusterFile> Generate(const std::string& workload, int nodes, i
       api::PodAffinity anti;
       anti.required.push_back(std::move(term));
       p->spec.affinity = api::Affinity{std::nullopt, std::nullopt, std::move(anti)};
+      c.pods.push_back(p);
+    }
+    return c;
+  }
+  if (workload == "PreemptionBasic") {
+    // scheduler_perf's PreemptionBasic: every node is full of low-priority pods (4 x 900m CPU,
+    // pod-low-priority.yaml, running from the start); the measured pods have priority 10 and
+    // need 3 CPUs (pod-high-priority.yaml), so each must evict three pods somewhere.
+    for (int i = 0; i < nodes; ++i) {
+      auto n = BaseNode(i);
+      c.nodes.push_back(n);
+      for (int k = 0; k < 4; ++k) {
+        auto p = BasePod(pods + i * 4 + k);
+        p->metadata.name = "low-" + std::to_string(i * 4 + k);
+        p->spec.node_name = n->metadata.name;
+        p->spec.priority = 0;
+        p->spec.containers[0].ports.clear();
+        p->spec.containers[0].resources.requests["cpu"] = Q("900m");
+        p->spec.containers[0].resources.limits = p->spec.containers[0].resources.requests;
+        c.pods.push_back(p);
+      }
+    }
+    for (int i = 0; i < pods; ++i) {
+      auto p = BasePod(i);
+      p->spec.priority = 10;
+      p->spec.containers[0].ports.clear();
+      p->spec.containers[0].resources.requests["cpu"] = Q("3");
+      p->spec.containers[0].resources.limits = p->spec.containers[0].resources.requests;
       c.pods.push_back(p);
     }
     return c;
