@@ -33,8 +33,8 @@ Ok DecodeRscInto(const ObjectReader& root, ReplicatedStorageClass* out) {
   BERTH_DECODE_TRY(DecodeMeta(root, &out->metadata));
   auto spec = root.Child("spec");
   BERTH_DECODE_TRY(spec);
-  BERTH_DECODE_TRY(spec->Enum("volumeAccess", {"", "Local", "EventuallyLocal", "PreferablyLocal",
-                                                "Any"},
+  BERTH_DECODE_TRY(spec->Enum("volumeAccess",
+                              {"", "Local", "EventuallyLocal", "PreferablyLocal", "Any"},
                               &out->volume_access));
   BERTH_DECODE_TRY(spec->Strings("zones", &out->zones));
   BERTH_DECODE_TRY(spec->String("topology", &out->topology));

@@ -62,18 +62,18 @@ struct LVMThinPoolStatus {
 
 struct LVMVolumeGroup {
   ObjectMeta metadata;
-  std::string phase;                    // status.phase; only "Ready" groups are used
-  std::vector<std::string> node_names;  // status.nodes[].name
-  int64_t vg_size = 0;                  // status.vgSize, bytes
-  int64_t vg_free = 0;                  // status.vgFree, bytes
+  std::string phase;                          // status.phase; only "Ready" groups are used
+  std::vector<std::string> node_names;        // status.nodes[].name
+  int64_t vg_size = 0;                        // status.vgSize, bytes
+  int64_t vg_free = 0;                        // status.vgFree, bytes
   std::vector<LVMThinPoolStatus> thin_pools;  // status.thinPools
 };
 
 struct LVMLogicalVolume {
   ObjectMeta metadata;
-  std::string lvm_volume_group_name;         // spec.lvmVolumeGroupName
-  std::string actual_lv_name_on_the_node;    // spec.actualLVNameOnTheNode
-  int64_t size = 0;                          // spec.size, bytes
+  std::string lvm_volume_group_name;          // spec.lvmVolumeGroupName
+  std::string actual_lv_name_on_the_node;     // spec.actualLVNameOnTheNode
+  int64_t size = 0;                           // spec.size, bytes
   std::optional<std::string> thin_pool_name;  // spec.thin.poolName; nullopt = thick
   std::string phase;                          // status.phase (Created = on disk)
   int64_t actual_size = 0;                    // status.actualSize, bytes

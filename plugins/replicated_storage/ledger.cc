@@ -19,10 +19,10 @@ void ReservationLedger::Release(const std::string& pod_uid) {
   by_pod_.erase(pod_uid);
 }
 
-void ReservationLedger::Prune(
-    framework::TimePoint now, const std::function<bool(const SpaceHold&)>& landed,
-    const std::function<bool(const std::string&, const std::string&, const std::string&)>&
-        bound_to) {
+void ReservationLedger::Prune(framework::TimePoint now,
+                              const std::function<bool(const SpaceHold&)>& landed,
+                              const std::function<bool(const std::string&, const std::string&,
+                                                       const std::string&)>& bound_to) {
   std::lock_guard lock(mu_);
   for (auto it = by_pod_.begin(); it != by_pod_.end();) {
     const std::string& uid = it->first;

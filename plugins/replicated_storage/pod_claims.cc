@@ -176,8 +176,8 @@ Status ResolvePodClaims(const api::Pod& pod, const api::ClusterObjects& objects,
     c.rsc = sc_name;
     auto rsc = objects.replicated_storage_classes.Get(sc_name);
     if (rsc == nullptr) {
-      return Status::Unresolvable("PVC " + c.key + ": ReplicatedStorageClass \"" +
-                                                  sc_name + "\" not found");
+      return Status::Unresolvable("PVC " + c.key + ": ReplicatedStorageClass \"" + sc_name +
+                                  "\" not found");
     }
     c.rsp = rsc->StoragePoolName();
     if (c.rsp.empty()) {
@@ -187,8 +187,8 @@ Status ResolvePodClaims(const api::Pod& pod, const api::ClusterObjects& objects,
     }
     auto rsp = objects.replicated_storage_pools.Get(c.rsp);
     if (rsp == nullptr) {
-      return Status::Unresolvable("PVC " + c.key + ": ReplicatedStoragePool \"" +
-                                                  c.rsp + "\" not found");
+      return Status::Unresolvable("PVC " + c.key + ": ReplicatedStoragePool \"" + c.rsp +
+                                  "\" not found");
     }
     c.access = ParseAccess(rsc->volume_access);
     c.zones = rsc->zones;

@@ -127,11 +127,11 @@ class ReplicatedStorage final : public framework::PreFilterPlugin,
     for (const Claim& c : pc->claims) {
       if (!InZones(node, c.zones)) {
         return ClaimFails(c, "node is not in a zone of ReplicatedStorageClass " + c.rsc + " (" +
-                                   JoinZones(c.zones) + ")");
+                                 JoinZones(c.zones) + ")");
       }
       if (c.NeedsReplica() && !c.HasReplicaOn(name)) {
         return ClaimFails(c, "node has no diskful replica of volume " + c.pv + " (volumeAccess " +
-                                   AccessName(c.access) + ")");
+                                 AccessName(c.access) + ")");
       }
       if (!c.NeedsRoom()) continue;
       const PoolKey* pool = pc->PoolOn(c, name);
@@ -142,7 +142,7 @@ class ReplicatedStorage final : public framework::PreFilterPlugin,
       const int64_t available = (sp == pc->space.end() ? 0 : sp->second.available) - used[*pool];
       if (available < c.request) {
         return ClaimFails(c, "not enough space in ReplicatedStoragePool " + c.rsp +
-                                   " on the node (needs " + Bytes(c.request) + ")");
+                                 " on the node (needs " + Bytes(c.request) + ")");
       }
       used[*pool] += c.request;
     }

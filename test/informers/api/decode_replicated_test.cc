@@ -106,8 +106,8 @@ status: {phase: Created, actualSize: 10Gi}
   EXPECT_EQ(l.thin_pool_name, std::optional<std::string>("tp0"));
   EXPECT_EQ(l.phase, "Created");
 
-  auto thick = DecodeLVMLogicalVolume(Yaml(
-      "metadata: {name: x}\nspec: {size: 1Gi, lvmVolumeGroupName: vg, thin: null}\n"));
+  auto thick = DecodeLVMLogicalVolume(
+      Yaml("metadata: {name: x}\nspec: {size: 1Gi, lvmVolumeGroupName: vg, thin: null}\n"));
   ASSERT_TRUE(thick.ok()) << thick.error();
   EXPECT_FALSE(thick->thin_pool_name.has_value());
 
@@ -144,9 +144,10 @@ TEST(DecodeReplicatedTest, ErrorsNameTheObjectAndTheField) {
   EXPECT_EQ(ErrorOf("apiVersion: storage.deckhouse.io/v1alpha1\nkind: LVMVolumeGroup\n"
                     "metadata: {name: vg-1}\nstatus: {vgFree: lots}\n"),
             "LVMVolumeGroup vg-1: status.vgFree: invalid quantity \"lots\"");
-  EXPECT_EQ(ErrorOf("apiVersion: storage.deckhouse.io/v1alpha1\nkind: LVMVolumeGroup\n"
-                    "metadata: {name: vg-1}\nstatus: {thinPools: [{name: tp0, availableSpace: -1Gi}]}\n"),
-            "LVMVolumeGroup vg-1: status.thinPools[0].availableSpace: must not be negative");
+  EXPECT_EQ(
+      ErrorOf("apiVersion: storage.deckhouse.io/v1alpha1\nkind: LVMVolumeGroup\n"
+              "metadata: {name: vg-1}\nstatus: {thinPools: [{name: tp0, availableSpace: -1Gi}]}\n"),
+      "LVMVolumeGroup vg-1: status.thinPools[0].availableSpace: must not be negative");
   EXPECT_EQ(ErrorOf("apiVersion: storage.deckhouse.io/v1alpha1\nkind: ReplicatedStorageClass\n"
                     "metadata: {name: r}\nspec: {volumeAccess: Remote}\n"),
             "ReplicatedStorageClass r: spec.volumeAccess: unsupported value \"Remote\": supported "
@@ -157,9 +158,10 @@ TEST(DecodeReplicatedTest, ErrorsNameTheObjectAndTheField) {
   EXPECT_EQ(ErrorOf("apiVersion: storage.deckhouse.io/v1alpha1\nkind: LVMLogicalVolume\n"
                     "metadata: {name: l}\nspec: {size: [1]}\n"),
             "LVMLogicalVolume l: spec.size: expected quantity (string or number), got array");
-  EXPECT_EQ(ErrorOf("apiVersion: storage.deckhouse.io/v1alpha1\nkind: ReplicatedVolume\n"
-                    "metadata: {name: v}\nstatus: {datamesh: {members: [{nodeName: 7}]}}\n"),
-            "ReplicatedVolume v: status.datamesh.members[0].nodeName: expected string, got integer");
+  EXPECT_EQ(
+      ErrorOf("apiVersion: storage.deckhouse.io/v1alpha1\nkind: ReplicatedVolume\n"
+              "metadata: {name: v}\nstatus: {datamesh: {members: [{nodeName: 7}]}}\n"),
+      "ReplicatedVolume v: status.datamesh.members[0].nodeName: expected string, got integer");
 }
 
 TEST(DecodeReplicatedTest, OnlyTheFiveKindsOfTheGroup) {
@@ -169,8 +171,9 @@ TEST(DecodeReplicatedTest, OnlyTheFiveKindsOfTheGroup) {
       Yaml("apiVersion: storage.deckhouse.io/v1alpha1\nkind: DRBDResource\n")));
   EXPECT_FALSE(IsReplicatedStorageKind(Yaml("apiVersion: v1\nkind: LVMVolumeGroup\n")));
   // Other kinds are still "unsupported" in DecodeObject, so the cluster file ignores them.
-  auto other = DecodeObject(Yaml("apiVersion: storage.deckhouse.io/v1alpha1\nkind: LVMVolumeGroup\n"
-                                 "metadata: {name: x}\n"));
+  auto other =
+      DecodeObject(Yaml("apiVersion: storage.deckhouse.io/v1alpha1\nkind: LVMVolumeGroup\n"
+                        "metadata: {name: x}\n"));
   ASSERT_FALSE(other.ok());
   EXPECT_EQ(other.error().rfind("unsupported kind", 0), 0u) << other.error();
 }

@@ -75,8 +75,8 @@ class ReplicatedStorageFixture : public ::testing::Test {
     rsc->zones = std::move(zones);
     o().replicated_storage_classes.Upsert(rsc);
   }
-  void Claim(const std::string& name, const std::string& sc, int64_t gi,
-             const std::string& pv = "", int64_t pv_gi = 0) {
+  void Claim(const std::string& name, const std::string& sc, int64_t gi, const std::string& pv = "",
+             int64_t pv_gi = 0) {
     auto c = std::make_shared<api::PersistentVolumeClaim>();
     c->metadata.namespace_ = "default";
     c->metadata.name = name;

@@ -57,9 +57,7 @@ TEST_F(ReplicatedStorageTest, EveryVolumeAccessBoundAndUnbound) {
        {{"n1", ""}, {"n2", kSpace10}, {"n3", kNoLvg}, {"plain", kNotStorage}}},
       {"Any", false, {{"n1", ""}, {"n2", ""}, {"n3", ""}, {"plain", kNotStorage}}},
       // Bound Local: a diskful (Diskful or ShadowDiskful) replica; a TieBreaker is not one.
-      {"Local",
-       true,
-       {{"n1", ""}, {"n2", NoReplica("Local")}, {"n3", ""}, {"plain", kNotStorage}}},
+      {"Local", true, {{"n1", ""}, {"n2", NoReplica("Local")}, {"n3", ""}, {"plain", kNotStorage}}},
       // Bound EventuallyLocal: a replica and room (for the growth, here 0) in the pool.
       {"EventuallyLocal",
        true,
@@ -167,12 +165,13 @@ TEST_F(ReplicatedStorageTest, OfflineNodesAreRejected) {
   tainted.spec.taints.push_back({"node.kubernetes.io/not-ready", "", "NoSchedule"});
   SetNodes({StorageNode("n1"), not_ready, unknown, unreachable, tainted});
   Claim("data", "Any", 1);
-  EXPECT_EQ(Filter(PodWith("p", {"data"})),
-            (Results{{"n1", ""},
-                     {"not-ready", kReasonNotReady},
-                     {"no-condition", kReasonNotReady},
-                     {"unreachable", "node(s) are offline: taint node.kubernetes.io/unreachable"},
-                     {"tainted-not-ready", "node(s) are offline: taint node.kubernetes.io/not-ready"}}));
+  EXPECT_EQ(
+      Filter(PodWith("p", {"data"})),
+      (Results{{"n1", ""},
+               {"not-ready", kReasonNotReady},
+               {"no-condition", kReasonNotReady},
+               {"unreachable", "node(s) are offline: taint node.kubernetes.io/unreachable"},
+               {"tainted-not-ready", "node(s) are offline: taint node.kubernetes.io/not-ready"}}));
 }
 
 TEST_F(ReplicatedStorageTest, PodsWithoutReplicatedClaimsAreSkipped) {
@@ -186,7 +185,8 @@ TEST_F(ReplicatedStorageTest, PodsWithoutReplicatedClaimsAreSkipped) {
   EXPECT_TRUE(PreFilter(*PodWith("missing", {"no-such-claim"})).IsSkip());
   std::vector<const framework::NodeInfo*> nodes;
   framework::CycleState empty;
-  EXPECT_TRUE(As<framework::PreScorePlugin>().PreScore(empty, *PodWith("none", {}), nodes).IsSkip());
+  EXPECT_TRUE(
+      As<framework::PreScorePlugin>().PreScore(empty, *PodWith("none", {}), nodes).IsSkip());
 }
 
 TEST_F(ReplicatedStorageTest, ProvisionerAnnotationMakesAClaimReplicated) {

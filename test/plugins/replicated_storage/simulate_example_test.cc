@@ -43,9 +43,11 @@ TEST(ReplicatedStorageExampleTest, PlacesPodsWhereTheSeedsRulesAllow) {
   }
   ASSERT_EQ(pods.size(), 7u) << json;
   const std::map<std::string, std::string> want = {
-      {"db", "node-1"},   {"cache", "node-2"},  // node-1's 50Gi: 30 held for db, 20 left
-      {"app", "node-2"},                        // its only diskful replica
-      {"thin", "node-1"}, {"shared", "node-3"}};
+      {"db", "node-1"},
+      {"cache", "node-2"},  // node-1's 50Gi: 30 held for db, 20 left
+      {"app", "node-2"},    // its only diskful replica
+      {"thin", "node-1"},
+      {"shared", "node-3"}};
   for (const auto& [pod, node] : want) {
     const Outcome& o = pods["default/" + pod];
     EXPECT_EQ(o.status, "Scheduled") << pod << ": " << json;
@@ -71,8 +73,9 @@ TEST(ReplicatedStorageExampleTest, BadObjectNamesFileDocumentAndField) {
       "status: {vgSize: huge}\n",
       "c.yaml");
   ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.error(), "c.yaml: document 1: LVMVolumeGroup vg: status.vgSize: invalid quantity "
-                       "\"huge\"");
+  EXPECT_EQ(r.error(),
+            "c.yaml: document 1: LVMVolumeGroup vg: status.vgSize: invalid quantity "
+            "\"huge\"");
   auto dup = simulate::ParseClusterFile(
       "apiVersion: storage.deckhouse.io/v1alpha1\nkind: ReplicatedVolume\nmetadata: {name: v}\n"
       "---\napiVersion: storage.deckhouse.io/v1alpha1\nkind: ReplicatedVolume\n"
