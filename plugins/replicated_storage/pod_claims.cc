@@ -158,7 +158,7 @@ const PoolKey* PodClaims::PoolOn(const Claim& c, const std::string& node) const 
 }
 
 Status ResolvePodClaims(const api::Pod& pod, const api::ClusterObjects& objects,
-                        const std::map<PoolKey, int64_t>& held, PodClaims* out) {
+                        const std::function<std::map<PoolKey, int64_t>()>& held, PodClaims* out) {
   const std::string& ns = pod.metadata.namespace_;
   for (const auto& name : ClaimNames(pod)) {
     auto pvc = objects.pvcs.Get(ns, name);
@@ -216,7 +216,7 @@ Status ResolvePodClaims(const api::Pod& pod, const api::ClusterObjects& objects,
   for (const auto& [rsp, by_node] : out->pools_by_rsp) {
     for (const auto& [node, key] : by_node) pools.insert(key);
   }
-  out->space = ComputeSpace(pools, objects, held);
+  out->space = ComputeSpace(pools, objects, held());
   return {};
 }
 

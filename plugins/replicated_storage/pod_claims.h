@@ -7,6 +7,7 @@
 // /work/shared/reference/replicated-storage.md §2.C), with the seed's rules where they differ.
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -76,9 +77,11 @@ struct PodClaims {
 // replicated.csi.storage.deckhouse.io. Missing PVCs are left to VolumeBinding.
 // Returns Skip when the pod has no replicated PVC; UnschedulableAndUnresolvable naming the PVC
 // when its ReplicatedStorageClass or ReplicatedStoragePool is missing; Success otherwise, with
-// *out filled. `held` is the ledger's bytes per pool, subtracted from the pools' space.
+// *out filled. `held()` returns the ledger's bytes per pool, subtracted from the pools' space;
+// it is called only when the pod has replicated PVCs.
 framework::Status ResolvePodClaims(const api::Pod& pod, const api::ClusterObjects& objects,
-                                   const std::map<PoolKey, int64_t>& held, PodClaims* out);
+                                   const std::function<std::map<PoolKey, int64_t>()>& held,
+                                   PodClaims* out);
 
 // True when the hold is no longer needed: the claim is gone; or it is bound to a volume whose
 // LVMLogicalVolume exists on the held pool (named like the PV, "<pv>-...", or with

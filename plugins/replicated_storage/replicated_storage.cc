@@ -100,13 +100,17 @@ class ReplicatedStorage final : public framework::PreFilterPlugin,
     }
     if (!any) return Status::Skip();
     const api::ClusterObjects& objects = handle_->objects();
-    ledger_.Prune(
-        handle_->clock().Now(), [&objects](const SpaceHold& h) { return HoldLanded(h, objects); },
-        [&objects](const std::string& uid, const std::string& key, const std::string& node) {
-          return PodBoundTo(uid, key, node, objects);
-        });
+    // The ledger is pruned (and read) only for pods with replicated PVCs.
+    auto held = [&] {
+      ledger_.Prune(
+          handle_->clock().Now(), [&objects](const SpaceHold& h) { return HoldLanded(h, objects); },
+          [&objects](const std::string& uid, const std::string& key, const std::string& node) {
+            return PodBoundTo(uid, key, node, objects);
+          });
+      return ledger_.HeldBytes(pod.Uid());
+    };
     auto claims = std::make_shared<PodClaims>();
-    Status s = ResolvePodClaims(pod.Pod(), objects, ledger_.HeldBytes(pod.Uid()), claims.get());
+    Status s = ResolvePodClaims(pod.Pod(), objects, held, claims.get());
     if (!s.IsSuccess()) return s;
     auto data = std::make_unique<CycleData>();
     data->claims = std::move(claims);
