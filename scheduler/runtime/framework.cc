@@ -1,6 +1,7 @@
 #include "scheduler/runtime/framework.h"
 
 #include <algorithm>
+#include <bit>
 #include <set>
 
 namespace berth::runtime {
@@ -309,19 +310,25 @@ Status Framework::RunPreFilterLoop(framework::CycleState& state, const framework
 Status Framework::RunFilterPlugins(const framework::CycleState& state,
                                    const framework::PodInfo& pod,
                                    const framework::NodeInfo& node) const {
-  const uint64_t skip = state.skip_filter_mask;
-  for (size_t i = 0; i < filter_.size(); ++i) {
-    if (i < 64 && (skip >> i) & 1) continue;
-    const auto* p = filter_[i];
+  auto run = [&](const framework::FilterPlugin* p) -> Status {
     Status s = p->Filter(state, pod, node);
-    if (!s.IsSuccess()) {
-      if (!s.IsRejected()) {
-        return Status::Error("running \"" + std::string(p->Name()) +
-                             "\" filter plugin: " + s.Message())
-            .WithPlugin(p->Name());
-      }
-      return std::move(s).WithPlugin(p->Name());
-    }
+    if (s.IsSuccess() || s.IsRejected()) return s;
+    return Status::Error("running \"" + std::string(p->Name()) +
+                         "\" filter plugin: " + s.Message());
+  };
+  // Walk only the set bits of the plugins not skipped this cycle: a pod that most Filter plugins
+  // skip (no volumes, no affinity, ...) pays nothing per node for them.
+  const size_t n = filter_.size();
+  uint64_t active = (n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1) & ~state.skip_filter_mask;
+  while (active != 0) {
+    const int i = std::countr_zero(active);
+    active &= active - 1;
+    Status s = run(filter_[i]);
+    if (!s.IsSuccess()) return std::move(s).WithPlugin(filter_[i]->Name());
+  }
+  for (size_t i = 64; i < n; ++i) {  // never skipped, as before
+    Status s = run(filter_[i]);
+    if (!s.IsSuccess()) return std::move(s).WithPlugin(filter_[i]->Name());
   }
   return Status();
 }
