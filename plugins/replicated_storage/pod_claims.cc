@@ -220,7 +220,8 @@ Status ResolvePodClaims(const api::Pod& pod, const api::ClusterObjects& objects,
   return {};
 }
 
-bool HoldLanded(const SpaceHold& hold, const api::ClusterObjects& objects) {
+bool HoldLanded(const SpaceHold& hold, const api::ClusterObjects& objects,
+                const std::function<const LogicalVolumeIndex&()>& llvs) {
   auto pvc = objects.pvcs.Get(hold.claim_key);
   if (pvc == nullptr) return true;
   const std::string& pv = pvc->spec.volume_name;
@@ -234,17 +235,26 @@ bool HoldLanded(const SpaceHold& hold, const api::ClusterObjects& objects) {
     }
     if (any && !here) return true;
   }
-  bool found = false;
-  objects.lvm_logical_volumes.ForEach([&](const api::LVMLogicalVolume& llv) {
-    if (found || llv.lvm_volume_group_name != hold.pool.lvg ||
-        llv.thin_pool_name.value_or("") != hold.pool.thin_pool) {
-      return;
+  return llvs().Has(hold.pool, pv);
+}
+
+LogicalVolumeIndex::LogicalVolumeIndex(const api::ClusterObjects& objects)
+    : all_(objects.lvm_logical_volumes.List()) {
+  for (const auto& llv : all_) by_lvg_[llv->lvm_volume_group_name].push_back(llv.get());
+}
+
+bool LogicalVolumeIndex::Has(const PoolKey& pool, const std::string& pv) const {
+  auto it = by_lvg_.find(pool.lvg);
+  if (it == by_lvg_.end()) return false;
+  for (const api::LVMLogicalVolume* llv : it->second) {
+    if (llv->thin_pool_name.value_or("") != pool.thin_pool) continue;
+    const std::string& n = llv->metadata.name;
+    if (llv->actual_lv_name_on_the_node == pv || n == pv ||
+        (n.size() > pv.size() && n.compare(0, pv.size(), pv) == 0 && n[pv.size()] == '-')) {
+      return true;
     }
-    const std::string& n = llv.metadata.name;
-    found = llv.actual_lv_name_on_the_node == pv || n == pv ||
-            (n.size() > pv.size() && n.compare(0, pv.size(), pv) == 0 && n[pv.size()] == '-');
-  });
-  return found;
+  }
+  return false;
 }
 
 bool PodBoundTo(const std::string& pod_uid, const std::string& pod_key, const std::string& node,

@@ -87,7 +87,24 @@ framework::Status ResolvePodClaims(const api::Pod& pod, const api::ClusterObject
 // LVMLogicalVolume exists on the held pool (named like the PV, "<pv>-...", or with
 // spec.actualLVNameOnTheNode = the PV); or whose ReplicatedVolume has diskful replicas, none of
 // them on the held node (the space went elsewhere).
-bool HoldLanded(const SpaceHold& hold, const api::ClusterObjects& objects);
+// `llvs()` gives the logical volumes indexed by volume group (built once per Prune, on first use).
+class LogicalVolumeIndex;
+bool HoldLanded(const SpaceHold& hold, const api::ClusterObjects& objects,
+                const std::function<const LogicalVolumeIndex&()>& llvs);
+
+// The LVMLogicalVolumes grouped by volume group: a copy of the store taken once, so that many
+// holds can be checked without a scan each.
+class LogicalVolumeIndex {
+ public:
+  explicit LogicalVolumeIndex(const api::ClusterObjects& objects);
+  // True when a logical volume of the pool belongs to volume `pv`: named like it or "<pv>-...",
+  // or with spec.actualLVNameOnTheNode = pv.
+  bool Has(const PoolKey& pool, const std::string& pv) const;
+
+ private:
+  std::vector<std::shared_ptr<const api::LVMLogicalVolume>> all_;
+  std::unordered_map<std::string, std::vector<const api::LVMLogicalVolume*>> by_lvg_;
+};
 // True when the pod (uid and "namespace/name") is bound to the node in the pod store.
 bool PodBoundTo(const std::string& pod_uid, const std::string& pod_key, const std::string& node,
                 const api::ClusterObjects& objects);

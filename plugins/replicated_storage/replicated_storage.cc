@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -102,8 +103,14 @@ class ReplicatedStorage final : public framework::PreFilterPlugin,
     const api::ClusterObjects& objects = handle_->objects();
     // The ledger is pruned (and read) only for pods with replicated PVCs.
     auto held = [&] {
+      std::optional<LogicalVolumeIndex> index;
+      auto llvs = [&]() -> const LogicalVolumeIndex& {
+        if (!index) index.emplace(objects);
+        return *index;
+      };
       ledger_.Prune(
-          handle_->clock().Now(), [&objects](const SpaceHold& h) { return HoldLanded(h, objects); },
+          handle_->clock().Now(),
+          [&objects, &llvs](const SpaceHold& h) { return HoldLanded(h, objects, llvs); },
           [&objects](const std::string& uid, const std::string& key, const std::string& node) {
             return PodBoundTo(uid, key, node, objects);
           });
