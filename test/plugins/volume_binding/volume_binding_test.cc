@@ -579,6 +579,16 @@ TEST_F(VolumeBindingTest, QueueingHints) {
   sc2.allowed_topologies = {term};
   EXPECT_EQ(sc_hint(pod, &sc, &sc2), QueueingHint::kQueue);
   EXPECT_EQ(hint_for(framework::EventResource::kPersistentVolume), nullptr);
+  auto csi_hint = hint_for(framework::EventResource::kCSINode);
+  api::CSINode before;
+  before.metadata.name = "node-a";
+  api::CSINode after = before;
+  after.drivers.push_back({"ebs.csi.aws.com", "i-1", 3, {}});
+  EXPECT_EQ(csi_hint(pod, std::monostate{}, &before), QueueingHint::kQueue);
+  EXPECT_EQ(csi_hint(pod, &before, &after), QueueingHint::kQueueSkip);
+  after.metadata.annotations["storage.alpha.kubernetes.io/migrated-plugins"] =
+      "kubernetes.io/gce-pd";
+  EXPECT_EQ(csi_hint(pod, &before, &after), QueueingHint::kQueue);
 }
 
 }  // namespace
