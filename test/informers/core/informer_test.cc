@@ -108,13 +108,28 @@ constexpr const char* kPaths[] = {
     "/apis/storage.k8s.io/v1/csinodes",
     "/api/v1/namespaces",
     "/api/v1/services",
+    "/apis/policy/v1/poddisruptionbudgets",
 };
 constexpr char kPodGroups[] = "/apis/scheduling.x-k8s.io/v1alpha1/podgroups";
+// Optional like PodGroups: the storage.deckhouse.io CRDs of the ReplicatedStorage plugin.
+constexpr const char* kReplicatedStoragePaths[] = {
+    "/apis/storage.deckhouse.io/v1alpha1/replicatedstorageclasses",
+    "/apis/storage.deckhouse.io/v1alpha1/replicatedstoragepools",
+    "/apis/storage.deckhouse.io/v1alpha1/lvmvolumegroups",
+    "/apis/storage.deckhouse.io/v1alpha1/lvmlogicalvolumes",
+    "/apis/storage.deckhouse.io/v1alpha1/replicatedvolumes",
+};
+void ReplicatedStorageAbsent(FakeKubeClient& kc) {
+  for (const char* path : kReplicatedStoragePaths) {
+    kc.PushResponse("GET", path, 404, R"({"message":"not found"})", /*sticky=*/true);
+  }
+}
 
 TEST(InformerFactoryTest, FillsClusterObjectsAndSyncsWithoutPodGroupCRD) {
   FakeKubeClient kc;
   for (const char* path : kPaths) kc.PushResponse("GET", path, 200, List("1", {}));
   kc.PushResponse("GET", kPodGroups, 404, R"({"message":"not found"})", /*sticky=*/true);
+  ReplicatedStorageAbsent(kc);
   kc.PushResponse("GET", "/api/v1/pods", 200, List("1", {"{" + Meta("p1", "default", "1") + "}"}));
   // Pods: a re-list is queued second; the first list above wins.
   api::ClusterObjects objects;
@@ -143,7 +158,7 @@ TEST(InformerFactoryTest, FillsClusterObjectsAndSyncsWithoutPodGroupCRD) {
     if (kind == "PodGroup") pod_groups_absent = stats.absent;
   }
   EXPECT_TRUE(pod_groups_absent);
-  EXPECT_EQ(factory.Stats().size(), 9u);
+  EXPECT_EQ(factory.Stats().size(), 15u);  // 10 kinds + 5 storage.deckhouse.io kinds
 
   // The PodGroup CRD gets installed.
   kc.PushResponse("GET", kPodGroups, 200,
@@ -163,6 +178,7 @@ TEST(InformerFactoryTest, WaitForCacheSyncNamesTheKindsThatDidNotSync) {
     if (std::string(path) != "/api/v1/nodes") kc.PushResponse("GET", path, 200, List("1", {}));
   }
   kc.PushResponse("GET", kPodGroups, 200, List("1", {}));
+  ReplicatedStorageAbsent(kc);
   kc.PushResponse("GET", "/api/v1/nodes", 403, R"({"message":"forbidden"})", /*sticky=*/true);
   api::ClusterObjects objects;
   InformerFactory factory(kc, objects, Quiet());
