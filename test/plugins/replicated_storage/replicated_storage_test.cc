@@ -202,6 +202,27 @@ TEST_F(ReplicatedStorageTest, ProvisionerAnnotationMakesAClaimReplicated) {
   EXPECT_EQ(Filter(PodWith("p", {"data"}))["n2"], kSpace10);
 }
 
+TEST_F(ReplicatedStorageTest, EphemeralVolumesAndExtraPvcsAnnotationAreClaimsToo) {
+  // A generic ephemeral volume's claim is "<pod>-<volume>"; KubeVirt hot-plug disks come in the
+  // scheduler.deckhouse.io/extra-pvcs annotation (a missing one is skipped).
+  Claim("vm-scratch", "Local", 10);
+  Claim("hotplug", "Local", 45);
+  testing::MakePod b("vm");
+  api::Volume eph;
+  eph.name = "scratch";
+  eph.ephemeral = true;
+  b.Mutable().spec.volumes.push_back(eph);
+  b.Mutable().metadata.annotations["scheduler.deckhouse.io/extra-pvcs"] = "hotplug, missing";
+  auto got = Filter(b.Info());
+  // n1: 50Gi free; 10Gi for the scratch claim, then 45Gi for the hot-plug disk do not fit.
+  EXPECT_EQ(got["n1"],
+            "PVC default/hotplug: not enough space in ReplicatedStoragePool thick on the node "
+            "(needs 45Gi)");
+  EXPECT_EQ(got["n2"],
+            "PVC default/vm-scratch: not enough space in ReplicatedStoragePool thick on the node "
+            "(needs 10Gi)");
+}
+
 TEST_F(ReplicatedStorageTest, MissingClassOrPoolRejectsThePodInPreFilter) {
   auto sc = std::make_shared<api::StorageClass>();
   sc->metadata.name = "orphan";
