@@ -188,8 +188,8 @@ int Daemon::Impl::Run() {
           objects.pods.Remove(pod.Key());
         }
       });
-  writers::KubeOutcomeSink api_sink(*client, clock, "berth-scheduler-" + Hostname());
   api_writer.set_reporting_instance("berth-scheduler-" + Hostname());  // Preempted events
+  writers::KubeOutcomeSink api_sink(*client, clock, "berth-scheduler-" + Hostname());
   LoggingSink sink(api_sink);
   // Binding workers: a fixed pool of 16 for ordinary bindings (as many pooled API connections),
   // and an elastic one for pods that wait in Permit (gangs), which may block for minutes.

@@ -109,10 +109,10 @@ Status Scheduler::SchedulingCycle(runtime::Framework& fwk, framework::CycleState
       ObservePoint(metrics::kPostFilter, ps, fwk.scheduler_name(), pf_start);
       if (ps.code() == Code::kError) return ps;
       diag->post_filter_msg = ps.Message();
-    }
       if (pf.mode == framework::PostFilterResult::Mode::kOverride) {
         result->nominated_node = pf.nominated_node_name;
       }
+    }
     return Status(Code::kUnschedulable,
                   framework::FitErrorMessage(static_cast<int>(snapshot_.NumNodes()), *diag));
   }
@@ -126,9 +126,9 @@ Status Scheduler::SchedulingCycle(runtime::Framework& fwk, framework::CycleState
   if (auto ok = cache_.AssumePod(*assumed); !ok) {
     return Status::Error(ok.error());
   }
-
   // As upstream's assume: an assumed pod holds its node for real, not as a nomination.
   nominator_.Delete(pod.Pod());
+
   const SteadyTime reserve_start = std::chrono::steady_clock::now();
   Status rs = fwk.RunReservePluginsReserve(state, **assumed, result->host);
   ObservePoint(metrics::kReserve, rs, fwk.scheduler_name(), reserve_start);
@@ -165,10 +165,10 @@ Status Scheduler::SchedulePod(runtime::Framework& fwk, framework::CycleState& st
   }
   feasible_buf_.clear();
   Status s = FindNodesThatFitPod(fwk, state, pod, &feasible_buf_, diag);
-  if (options_.explain && (s.IsSuccess() || s.IsRejected())) {
   if (s.IsSuccess() && !deps_.extenders.empty()) {
     s = FindNodesThatPassExtenders(pod, &feasible_buf_, diag);
   }
+  if (options_.explain && (s.IsSuccess() || s.IsRejected())) {
     Explain(fwk, state, pod, *diag, feasible_buf_);
   }
   if (!s.IsSuccess()) return s;
@@ -181,10 +181,10 @@ Status Scheduler::SchedulePod(runtime::Framework& fwk, framework::CycleState& st
   }
   // prioritizeNodes: without Score plugins every node scores 1 (the first-found tie wins
   // through the PRNG, like upstream).
-  if (fwk.HasScorePlugins()) {
   if (fwk.HasScorePlugins() || !deps_.extenders.empty()) {
     score_table_.totals.assign(feasible_buf_.size(), 0);
   }
+  if (fwk.HasScorePlugins()) {
     SteadyTime t = std::chrono::steady_clock::now();
     Status pre = fwk.RunPreScorePlugins(state, pod, feasible_buf_);
     ObservePoint(metrics::kPreScore, pre, fwk.scheduler_name(), t);
@@ -196,8 +196,8 @@ Status Scheduler::SchedulePod(runtime::Framework& fwk, framework::CycleState& st
   } else if (deps_.extenders.empty()) {
     score_table_.totals.assign(feasible_buf_.size(), 1);
   }
-  result->host = SelectHost(feasible_buf_, score_table_.totals);
   if (!deps_.extenders.empty()) AddExtenderScores(pod, feasible_buf_, &score_table_.totals);
+  result->host = SelectHost(feasible_buf_, score_table_.totals);
   result->evaluated_nodes = static_cast<int>(feasible_buf_.size() + diag->node_to_status.Size());
   result->feasible_nodes = static_cast<int>(feasible_buf_.size());
   return Status();
@@ -222,6 +222,8 @@ Status Scheduler::FindNodesThatFitPod(runtime::Framework& fwk, framework::CycleS
     AddPluginStatus(diag, s);
     return Status(Code::kUnschedulable, std::string());
   }
+  // A node nominated by an earlier preemption is likely the only one that fits: try it first.
+  if (EvaluateNominatedNode(fwk, state, pod, feasible)) return Status();
   if (pre_result.AllNodes()) {
     return FindNodesThatPassFilters(fwk, state, pod, all_nodes, feasible, diag);
   }
@@ -230,8 +232,6 @@ Status Scheduler::FindNodesThatFitPod(runtime::Framework& fwk, framework::CycleS
   for (const auto& name : *pre_result.node_names) {
     // PreFilter may name nodes that do not exist.
     if (const framework::NodeInfo* ni = snapshot_.Get(name)) nodes.push_back(ni);
-  // A node nominated by an earlier preemption is likely the only one that fits: try it first.
-  if (EvaluateNominatedNode(fwk, state, pod, feasible)) return Status();
   }
   std::vector<std::string> unsched(diag->unschedulable_plugins.begin(),
                                    diag->unschedulable_plugins.end());
@@ -240,14 +240,6 @@ Status Scheduler::FindNodesThatFitPod(runtime::Framework& fwk, framework::CycleS
   return FindNodesThatPassFilters(fwk, state, pod, nodes, feasible, diag);
 }
 
-int Scheduler::NumFeasibleNodesToFind(int32_t percentage, int num_all_nodes) const {
-  if (num_all_nodes < kMinFeasibleNodesToFind) return num_all_nodes;
-  if (percentage == 0) {
-    percentage = 50 - num_all_nodes / 125;
-    if (percentage < kMinFeasibleNodesPercentageToFind) {
-      percentage = kMinFeasibleNodesPercentageToFind;
-    }
-  }
 bool Scheduler::EvaluateNominatedNode(runtime::Framework& fwk, const framework::CycleState& state,
                                       const framework::PodInfo& pod,
                                       std::vector<const framework::NodeInfo*>* feasible) {
@@ -264,6 +256,14 @@ bool Scheduler::EvaluateNominatedNode(runtime::Framework& fwk, const framework::
   return true;
 }
 
+int Scheduler::NumFeasibleNodesToFind(int32_t percentage, int num_all_nodes) const {
+  if (num_all_nodes < kMinFeasibleNodesToFind) return num_all_nodes;
+  if (percentage == 0) {
+    percentage = 50 - num_all_nodes / 125;
+    if (percentage < kMinFeasibleNodesPercentageToFind) {
+      percentage = kMinFeasibleNodesPercentageToFind;
+    }
+  }
   int n = static_cast<int>(static_cast<int64_t>(num_all_nodes) * percentage / 100);
   return std::max(n, kMinFeasibleNodesToFind);
 }
@@ -305,6 +305,8 @@ Status Scheduler::FindNodesThatPassFilters(runtime::Framework& fwk,
   std::mutex err_mu;
   std::optional<Status> error;
   const SteadyTime filter_start = std::chrono::steady_clock::now();
+  // Nominated pods are considered only when there are any (one atomic read per cycle).
+  const bool with_nominated = fwk.HasNominatedPods();
   fwk.parallelizer().Until(
       num_all,
       [&](int i) {
@@ -315,8 +317,6 @@ Status Scheduler::FindNodesThatPassFilters(runtime::Framework& fwk,
         if (st.IsSuccess()) {
           filter_state_[idx] = 1;
           if (found.fetch_add(1, std::memory_order_relaxed) + 1 >= to_find) {
-  // Nominated pods are considered only when there are any (one atomic read per cycle).
-  const bool with_nominated = fwk.HasNominatedPods();
             stop.store(true, std::memory_order_relaxed);
           }
           return;
@@ -511,12 +511,6 @@ void Scheduler::FailureHandler(runtime::Framework& fwk, const queue::QueuedPodIn
     queue_->Done(pod.Uid());
     return;
   }
-  queue_->AddUnschedulableIfNotPresent(qpi, cycle);
-  deps_.sink->Failed(*qpi->pod_info, rejected ? "Unschedulable" : "SchedulerError",
-                     framework::TruncateNote(status.Message()), fwk.scheduler_name());
-}
-
-}  // namespace berth::scheduler
   if (nominated_node) {
     // Upstream's AddNominatedPod + the status patch of updatePod (off this thread).
     nominator_.Add(qpi->pod_info, *nominated_node);
@@ -526,3 +520,9 @@ void Scheduler::FailureHandler(runtime::Framework& fwk, const queue::QueuedPodIn
       });
     }
   }
+  queue_->AddUnschedulableIfNotPresent(qpi, cycle);
+  deps_.sink->Failed(*qpi->pod_info, rejected ? "Unschedulable" : "SchedulerError",
+                     framework::TruncateNote(status.Message()), fwk.scheduler_name());
+}
+
+}  // namespace berth::scheduler

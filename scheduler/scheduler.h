@@ -102,11 +102,11 @@ class Scheduler {
   size_t NumWaitingPods() const;
 
   queue::SchedulingQueue& queue() { return *queue_; }
+  const queue::Nominator& nominator() const { return nominator_; }
   cache::Cache& cache() { return cache_; }
   const std::map<std::string, std::unique_ptr<runtime::Framework>, std::less<>>& profiles() const {
     return profiles_;
   }
-  const queue::Nominator& nominator() const { return nominator_; }
 
  private:
   Scheduler(const config::SchedulerConfiguration& cfg, const SchedulerDeps& deps,
@@ -116,13 +116,13 @@ class Scheduler {
     std::string host;
     int evaluated_nodes = 0;
     int feasible_nodes = 0;
+    // Set when PostFilter asked to override the pod's nomination (preemption chose this node;
+    // empty = clear it).
+    std::optional<std::string> nominated_node;
   };
 
   runtime::Framework* FrameworkFor(const api::Pod& pod) const;
   // schedule_one.cc
-    // Set when PostFilter asked to override the pod's nomination (preemption chose this node;
-    // empty = clear it).
-    std::optional<std::string> nominated_node;
   framework::Status SchedulingCycle(runtime::Framework& fwk, framework::CycleState& state,
                                     const queue::QueuedPodInfoPtr& qpi, ScheduleResult* result,
                                     framework::PodInfoPtr* assumed, framework::Diagnosis* diag);
@@ -161,6 +161,8 @@ class Scheduler {
                                const framework::PodInfoPtr& assumed, const std::string& host,
                                const framework::Status& status, int64_t cycle,
                                SteadyTime started);
+  // nominated_node: upstream's NominatingInfo in override mode (the node preemption chose, or
+  // empty to clear the nomination); nullopt leaves the nomination alone.
   void FailureHandler(runtime::Framework& fwk, const queue::QueuedPodInfoPtr& qpi,
                       const framework::Status& status, const framework::Diagnosis* diag,
                       int64_t cycle, SteadyTime started,
@@ -181,8 +183,7 @@ class Scheduler {
   const SchedulerDeps deps_;
   const SchedulerOptions options_;
   framework::Parallelizer parallelizer_;
-  // nominated_node: upstream's NominatingInfo in override mode (the node preemption chose, or
-  // empty to clear the nomination); nullopt leaves the nomination alone.
+  queue::Nominator nominator_;  // before the profiles and the queue, which point at it
   cache::Cache cache_;
   framework::Snapshot snapshot_;  // scheduling thread only
   std::map<std::string, std::unique_ptr<runtime::Framework>, std::less<>> profiles_;
@@ -197,5 +198,4 @@ class Scheduler {
   std::vector<std::optional<framework::Status>> filter_status_;
 };
 
-  queue::Nominator nominator_;  // before the profiles and the queue, which point at it
 }  // namespace berth::scheduler

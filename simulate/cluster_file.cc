@@ -101,13 +101,13 @@ struct Loader {
             SetNamespace(o);
             if (auto ok = check_dup("PodGroup", o.metadata); !ok) return ok;
             out.pod_groups.push_back(std::make_shared<api::PodGroup>(std::move(o)));
-          }
-          return {};
-        },
           } else if constexpr (std::is_same_v<T, api::PodDisruptionBudget>) {
             SetNamespace(o);
             if (auto ok = check_dup("PodDisruptionBudget", o.metadata); !ok) return ok;
             out.pdbs.push_back(std::make_shared<api::PodDisruptionBudget>(std::move(o)));
+          }
+          return {};
+        },
         *obj);
   }
 };

@@ -24,8 +24,8 @@ struct ClusterFile {
   std::vector<std::shared_ptr<const api::StorageClass>> storage_classes;
   std::vector<std::shared_ptr<const api::CSINode>> csi_nodes;
   std::vector<std::shared_ptr<const api::Service>> services;
-  std::vector<std::shared_ptr<const api::PodGroup>> pod_groups;
   std::vector<std::shared_ptr<const api::PodDisruptionBudget>> pdbs;
+  std::vector<std::shared_ptr<const api::PodGroup>> pod_groups;
   // storage.deckhouse.io/v1alpha1 objects (the ReplicatedStorage plugin's), in file order.
   std::vector<std::shared_ptr<const api::ReplicatedStorageClass>> replicated_storage_classes;
   std::vector<std::shared_ptr<const api::ReplicatedStoragePool>> replicated_storage_pools;

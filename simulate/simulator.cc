@@ -101,7 +101,6 @@ class SimWriter final : public framework::ApiWriter {
     std::lock_guard lock(mu_);
     return std::exchange(bound_, {});
   }
-
   // Preemption: nominations and deletions are delivered like bindings (see `deliver`).
   framework::Status SetNominatedNodeName(const api::Pod& pod, const std::string& node) override {
     std::lock_guard lock(mu_);
@@ -209,6 +208,7 @@ Result<api::Value> Run(const ClusterFile& cluster, const config::SchedulerConfig
   SimWriter writer(&volumes);
   Recorder recorder;
   scheduler::SchedulerDeps deps{&clock, &objects, &writer, &executor, &recorder};
+  deps.extenders = options.extenders;
   // The node search is deterministic whatever the parallelism (see FindNodesThatPassFilters),
   // so the configured parallelism is kept.
   auto created = scheduler::Scheduler::Create(cfg, registry, deps, {options.seed, options.explain});
@@ -229,7 +229,6 @@ Result<api::Value> Run(const ClusterFile& cluster, const config::SchedulerConfig
   for (const auto& o : cluster.lvm_volume_groups) objects.lvm_volume_groups.Upsert(o);
   for (const auto& o : cluster.lvm_logical_volumes) objects.lvm_logical_volumes.Upsert(o);
   for (const auto& o : cluster.replicated_volumes) objects.replicated_volumes.Upsert(o);
-  deps.extenders = options.extenders;
   for (const auto& o : cluster.pdbs) objects.pdbs.Upsert(o);
   for (const auto& n : cluster.nodes) sched.AddNode(n);
   std::vector<std::shared_ptr<const api::Pod>> pending;
@@ -276,20 +275,6 @@ Result<api::Value> Run(const ClusterFile& cluster, const config::SchedulerConfig
           framework::ClusterEvent{framework::EventResource::kPersistentVolumeClaim,
                                   framework::action::kUpdate, "PersistentVolumeClaimUpdate"},
           u.old_obj.get(), u.new_obj.get());
-    }
-    for (auto& victim : writer.TakeDeletions()) {
-      auto cur = objects.pods.Get(victim.metadata.namespace_, victim.metadata.name);
-      if (cur == nullptr || cur->metadata.uid != victim.metadata.uid) continue;
-      objects.pods.Remove(cur->Key());
-      sched.DeletePod(*cur);
-    }
-    for (auto& [pod, node] : writer.TakeNominations()) {
-      auto cur = objects.pods.Get(pod.metadata.namespace_, pod.metadata.name);
-      if (cur == nullptr || cur->metadata.uid != pod.metadata.uid) continue;
-      auto updated = std::make_shared<api::Pod>(*cur);
-      updated->status.nominated_node_name = node;
-      objects.pods.Upsert(updated);
-      sched.UpdatePod(*cur, updated);
     }
     for (auto& victim : writer.TakeDeletions()) {
       auto cur = objects.pods.Get(victim.metadata.namespace_, victim.metadata.name);
