@@ -109,6 +109,35 @@ class VolumeBindingTest(unittest.TestCase):
         # The claim kept the annotation berth wrote.
         self.assertEqual(selected(), node)
 
+    # Static binding: berth pre-binds the smallest Available PV that fits on the chosen node
+    #     (spec.claimRef), the test completes the binding as the PV controller would.
+    def test_wait_for_first_consumer_claim_binds_a_static_volume(self):
+        for i in range(3):
+            self.c.node(f"n{i}")
+        self.storage_class("local", "WaitForFirstConsumer", "kubernetes.io/no-provisioner")
+        self.local_volume("pv-on-n2", "local", "n2")
+        # The PV controller marks a new unbound PV Available; only those are candidates.
+        self.c.request("PATCH", "/api/v1/persistentvolumes/pv-on-n2/status",
+                       {"status": {"phase": "Available"}},
+                       content_type="application/merge-patch+json")
+        claim = self.claim("logs", "local")
+        self.c.start_berth("berth", config())
+        self.pod_with_claim("logger", "logs")
+
+        def claim_ref():
+            pv = self.c.get("/api/v1/persistentvolumes/pv-on-n2")
+            return pv["spec"].get("claimRef")
+
+        ref = wait_for(claim_ref, 30, what="claimRef on pv-on-n2")
+        self.assertEqual((ref["namespace"], ref["name"], ref["uid"]),
+                         (NS, "logs", claim["metadata"]["uid"]))
+        pv = self.c.get("/api/v1/persistentvolumes/pv-on-n2")
+        self.assertEqual(pv["metadata"]["annotations"].get("pv.kubernetes.io/bound-by-controller"),
+                         "yes")
+        self.assertIsNone(self.node_of("logger"), "pod bound before its volume")
+        self.bind_claim("logs", "pv-on-n2")
+        wait_for(lambda: self.node_of("logger") == "n2", 30, what="logger bound to n2")
+
     # A claim bound to a local PV pins the pod to the PV's node; the other nodes are rejected
     # with upstream's reason.
     def test_bound_claim_pins_the_pod_to_the_volume_node(self):
