@@ -65,13 +65,13 @@ void Nominator::DeleteLocked(const std::string& uid) {
 }
 
 std::vector<framework::PodInfoPtr> Nominator::NominatedPodsForNode(const std::string& node) const {
-  std::lock_guard lock(mu_);
+  std::shared_lock lock(mu_);
   auto it = by_node_.find(node);
   return it == by_node_.end() ? std::vector<framework::PodInfoPtr>{} : it->second;
 }
 
 std::string Nominator::NominatedNodeOf(const std::string& uid) const {
-  std::lock_guard lock(mu_);
+  std::shared_lock lock(mu_);
   auto it = node_of_.find(uid);
   return it == node_of_.end() ? std::string() : it->second;
 }

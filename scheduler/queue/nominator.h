@@ -5,10 +5,12 @@
 // it when the pod is assumed. The node search reads it (RunFilterPluginsWithNominatedPods) so
 // later pods do not take the room preemption freed for a higher-priority pod.
 //
-// Thread-safe: one mutex; HasNominatedPods() is a lock-free read for the hot path.
+// Thread-safe: one reader/writer mutex (Filter workers read concurrently); HasNominatedPods() is a
+// lock-free read for the hot path.
 
 #include <atomic>
 #include <mutex>
+#include <shared_mutex>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -39,7 +41,7 @@ class Nominator final : public framework::PodNominator {
   void AddLocked(framework::PodInfoPtr pod, const std::optional<std::string>& override_node);
   void DeleteLocked(const std::string& uid);
 
-  mutable std::mutex mu_;  // guards by_node_ and node_of_
+  mutable std::shared_mutex mu_;  // guards by_node_ and node_of_
   std::unordered_map<std::string, std::vector<framework::PodInfoPtr>> by_node_;
   std::unordered_map<std::string, std::string> node_of_;  // pod uid -> node
   std::atomic<size_t> count_{0};                          // node_of_.size()
