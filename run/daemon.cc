@@ -199,6 +199,9 @@ int Daemon::Impl::Run() {
   binder::SplitExecutor executor(*plain_executor, *waiting_executor);
 
   scheduler::SchedulerDeps deps{&clock, &objects, &api_writer, &executor, &sink, &metrics};
+  // Set at shutdown: bindings waiting in PreBind (volume provisioning) give up (Handle::Stopping).
+  std::atomic<bool> stopping{false};
+  deps.stopping = &stopping;
   for (const auto& e : options.extenders) deps.extenders.push_back(e.get());
   auto created = scheduler::Scheduler::Create(cfg, registry, deps, {});
   if (!created.ok()) {
@@ -488,6 +491,7 @@ int Daemon::Impl::Run() {
     fwk->IterateOverWaitingPods(
         [](framework::WaitingPod& wp) { wp.Reject("", "scheduler is shutting down"); });
   }
+  stopping.store(true);
   waiting_executor.reset();  // finishes bindings in flight
   plain_executor.reset();
   (*server)->Stop();

@@ -48,6 +48,7 @@ Result<std::unique_ptr<Scheduler>> Scheduler::Create(const config::SchedulerConf
   fdeps.api_writer = deps.api_writer;
   fdeps.metrics = deps.metrics;
   fdeps.nominator = &s->nominator_;
+  fdeps.stopping = deps.stopping;
   // Preemption's API calls (victim deletion) run on the binding workers, never on the
   // scheduling thread (upstream's async preemption).
   if (deps.executor != nullptr) {

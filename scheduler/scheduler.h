@@ -64,6 +64,8 @@ struct SchedulerDeps {
   // Scheduler extenders in call order (upstream puts ignorable ones last); not owned, must
   // outlive the Scheduler. See scheduler/framework/extender.h.
   std::vector<framework::Extender*> extenders;
+  // Set by the daemon when it shuts down (Handle::Stopping); may be null.
+  const std::atomic<bool>* stopping = nullptr;
 };
 
 struct SchedulerOptions {

@@ -242,6 +242,10 @@ Status VolumeBinder::BindPodVolumes(const api::Pod& pod, const std::string& node
       RevertAssumedPodVolumes(volumes);
       return {};
     }
+    if (handle_->Stopping()) {
+      return Status::Error("binding volumes: scheduler is shutting down (waiting for " +
+                           waiting_for + ")");
+    }
     const framework::TimePoint now = clock.Now();
     if (now >= deadline) {
       return Status::Error(

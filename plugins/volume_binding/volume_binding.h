@@ -25,7 +25,8 @@
 //     every second on the Handle's clock) until each claim is fully bound — volumeName set and
 //     `pv.kubernetes.io/bind-completed` present, as the PV controller leaves it — up to
 //     `bindTimeoutSeconds`. Error (the pod is retried) on a failed write, a timeout, a provisioner
-//     that dropped the annotation, a PV that does not fit the node, or a deleted pod.
+//     that dropped the annotation, a PV that does not fit the node, a deleted pod, or when the
+//     scheduler shuts down (Handle::Stopping).
 // No Score: upstream scores only with the StorageCapacityScoring gate, off by default.
 // Args (VolumeBindingArgs): bindTimeoutSeconds (default 600, >= 0); `shape` is rejected as
 // upstream does without the gate.

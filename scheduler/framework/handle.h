@@ -122,6 +122,9 @@ class Handle {
   // Runs fn off the scheduling thread: on a binding worker in the daemon, after the current
   // cycle in simulate. The default runs it inline (tests).
   virtual void RunAsync(std::function<void()> fn) { fn(); }
+  // True once the scheduler is shutting down: binding-cycle plugins that wait (VolumeBinding's
+  // PreBind) give up instead of holding the shutdown. Any thread.
+  virtual bool Stopping() const { return false; }
   // scheduler_preemption_attempts_total / scheduler_preemption_victims (no-ops without metrics).
   virtual void RecordPreemptionAttempt() {}
   virtual void RecordPreemptionVictims(int victims) {}

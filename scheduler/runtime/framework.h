@@ -8,6 +8,7 @@
 // (WaitOnPermit, RunPreBind/Bind/PostBind) run on binding workers concurrently with the next
 // scheduling cycles.
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -39,6 +40,8 @@ struct Deps {
   const framework::PodNominator* nominator = nullptr;
   // Handle::RunAsync: runs a task off the scheduling thread. Null runs it inline.
   std::function<void(std::function<void()>)> run_async;
+  // Handle::Stopping. May be null: never stopping.
+  const std::atomic<bool>* stopping = nullptr;
 };
 
 // The scores of one RunScorePlugins call. Buffers are reused across cycles by the caller, so a
@@ -156,6 +159,7 @@ class Framework final : public framework::Handle {
                                                    const framework::NodeInfo& node) const override;
   std::vector<framework::PodInfoPtr> NominatedPodsForNode(const std::string& node) const override;
   void RunAsync(std::function<void()> fn) override;
+  bool Stopping() const override { return deps_.stopping != nullptr && deps_.stopping->load(); }
   void RecordPreemptionAttempt() override {
     if (deps_.metrics != nullptr) deps_.metrics->PreemptionAttempt();
   }

@@ -92,6 +92,8 @@ class FakeHandle : public framework::Handle, private framework::SnapshotBuilder 
                         const std::string& msg) override {
     if (auto wp = GetWaitingPod(uid)) wp->Reject(plugin, msg);
   }
+  bool Stopping() const override { return stopping; }
+  bool stopping = false;  // what Handle::Stopping reports
   void AddWaitingPod(std::shared_ptr<framework::WaitingPod> wp) {
     waiting_[wp->pod_info().Uid()] = std::move(wp);
   }

@@ -469,6 +469,23 @@ TEST_F(DynamicProvisioning, HonoursBindTimeoutSeconds) {
   EXPECT_EQ(handle_.clock().Now() - start, std::chrono::seconds(5));
 }
 
+TEST_F(DynamicProvisioning, ShutdownStopsTheWait) {
+  auto p = Plugin();
+  framework::CycleState state;
+  ScheduleOnNodeB(*p, state);
+  handle_.writer().on_pvc_patch = [&](const api::PersistentVolumeClaim& c, const api::Labels&) {
+    Add(c);
+    return framework::Status();
+  };
+  handle_.stopping = true;
+  const auto start = handle_.clock().Now();
+  auto s = dynamic_cast<framework::PreBindPlugin&>(*p).PreBind(state, *info_, "node-b");
+  EXPECT_EQ(s.Message(),
+            "binding volumes: scheduler is shutting down (waiting for PersistentVolumeClaim "
+            "\"default/pvc\" to be bound)");
+  EXPECT_EQ(handle_.clock().Now(), start);
+}
+
 TEST_F(DynamicProvisioning, ProvisionerGivingUpFailsTheBinding) {
   auto p = Plugin();
   framework::CycleState state;
