@@ -4,6 +4,8 @@ No controller-manager or provisioner runs in the test cluster, so where a PV con
 external provisioner would act, the test does their part through the API, as they would.
 Run: python3 -m unittest -v test_volume_binding  (from this folder), or through ctest.
 """
+import signal
+import time
 import unittest
 
 import kube
@@ -108,6 +110,27 @@ class VolumeBindingTest(unittest.TestCase):
         self.assertIsNone(berth.poll(), "berth exited")
         # The claim kept the annotation berth wrote.
         self.assertEqual(selected(), node)
+
+    # SIGTERM while a binding waits for a provisioner that never comes: berth exits promptly
+    #     instead of holding its binding worker for bindTimeoutSeconds (600 s).
+    def test_shutdown_does_not_wait_for_the_provisioner(self):
+        self.c.node("n0")
+        self.storage_class("wait", "WaitForFirstConsumer")
+        self.claim("data", "wait")
+        berth = self.c.start_berth("berth", config())
+        self.pod_with_claim("app", "data")
+
+        def selected():
+            pvc = self.c.get(f"/api/v1/namespaces/{NS}/persistentvolumeclaims/data")
+            return pvc["metadata"].get("annotations", {}).get(SELECTED_NODE)
+
+        wait_for(selected, 30, what="the selected-node annotation on claim data")
+        start = time.time()
+        berth.send_signal(signal.SIGTERM)
+        code = berth.wait(timeout=30)
+        self.assertEqual(code, 0, self.c.log_of(berth)[-2000:])
+        self.assertLess(time.time() - start, 15, "shutdown waited for the volume binding")
+        self.assertIsNone(self.node_of("app"))
 
     # Static binding: berth pre-binds the smallest Available PV that fits on the chosen node
     #     (spec.claimRef), the test completes the binding as the PV controller would.
