@@ -71,10 +71,19 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
 
     // 2. Candidates among the nodes where removing pods may help.
     std::vector<const framework::NodeInfo*> potential;
-    for (const framework::NodeInfo* ni : snapshot.List()) {
-      const Status* st = statuses.Get(ni->name());
-      if (st == nullptr) st = &statuses.absent_status;
-      if (st->code() == Code::kUnschedulable) potential.push_back(ni);
+    if (statuses.absent_status.code() == Code::kUnschedulable) {
+      // Every node without its own status qualifies too (a PreFilter rejection).
+      for (const framework::NodeInfo* ni : snapshot.List()) {
+        const Status* st = statuses.Get(ni->name());
+        if (st == nullptr) st = &statuses.absent_status;
+        if (st->code() == Code::kUnschedulable) potential.push_back(ni);
+      }
+    } else {
+      // Only the recorded statuses, in the node search's walk order (no name index to build).
+      for (const auto& [name, st] : statuses.statuses()) {
+        if (st.code() != Code::kUnschedulable) continue;
+        if (const framework::NodeInfo* ni = snapshot.Get(name)) potential.push_back(ni);
+      }
     }
     framework::Diagnosis diag;
     diag.node_to_status.absent_status = Status(Code::kUnschedulableAndUnresolvable, kNotHelpful);
