@@ -15,6 +15,7 @@ using framework::Status;
 Status Scheduler::FindNodesThatPassExtenders(const framework::PodInfo& pod,
                                              std::vector<const framework::NodeInfo*>* feasible,
                                              framework::Diagnosis* diag) {
+  if (deps_.extenders.empty()) return Status();
   const size_t before = feasible->size();
   for (framework::Extender* ext : deps_.extenders) {
     if (feasible->empty()) break;

@@ -165,9 +165,6 @@ Status Scheduler::SchedulePod(runtime::Framework& fwk, framework::CycleState& st
   }
   feasible_buf_.clear();
   Status s = FindNodesThatFitPod(fwk, state, pod, &feasible_buf_, diag);
-  if (s.IsSuccess() && !deps_.extenders.empty()) {
-    s = FindNodesThatPassExtenders(pod, &feasible_buf_, diag);
-  }
   if (options_.explain && (s.IsSuccess() || s.IsRejected())) {
     Explain(fwk, state, pod, *diag, feasible_buf_);
   }
@@ -225,7 +222,8 @@ Status Scheduler::FindNodesThatFitPod(runtime::Framework& fwk, framework::CycleS
   // A node nominated by an earlier preemption is likely the only one that fits: try it first.
   if (EvaluateNominatedNode(fwk, state, pod, feasible)) return Status();
   if (pre_result.AllNodes()) {
-    return FindNodesThatPassFilters(fwk, state, pod, all_nodes, feasible, diag);
+    s = FindNodesThatPassFilters(fwk, state, pod, all_nodes, feasible, diag);
+    return s.IsSuccess() ? FindNodesThatPassExtenders(pod, feasible, diag) : s;
   }
   std::vector<const framework::NodeInfo*> nodes;
   nodes.reserve(pre_result.node_names->size());
@@ -237,7 +235,8 @@ Status Scheduler::FindNodesThatFitPod(runtime::Framework& fwk, framework::CycleS
                                    diag->unschedulable_plugins.end());
   diag->node_to_status.absent_status = Status(
       Code::kUnschedulableAndUnresolvable, "node(s) didn't satisfy plugin(s) " + GoList(unsched));
-  return FindNodesThatPassFilters(fwk, state, pod, nodes, feasible, diag);
+  s = FindNodesThatPassFilters(fwk, state, pod, nodes, feasible, diag);
+  return s.IsSuccess() ? FindNodesThatPassExtenders(pod, feasible, diag) : s;
 }
 
 bool Scheduler::EvaluateNominatedNode(runtime::Framework& fwk, const framework::CycleState& state,
@@ -252,6 +251,13 @@ bool Scheduler::EvaluateNominatedNode(runtime::Framework& fwk, const framework::
   Status s = fwk.HasNominatedPods() ? fwk.RunFilterPluginsWithNominatedPods(state, pod, *ni)
                                     : fwk.RunFilterPlugins(state, pod, *ni);
   if (!s.IsSuccess()) return false;  // the full search reports this node's status
+  // As upstream, the extenders judge the nominated node too; a rejection or an error falls back
+  // to the full search, which asks them again.
+  std::vector<const framework::NodeInfo*> nominated{ni};
+  framework::Diagnosis ignored;
+  if (!FindNodesThatPassExtenders(pod, &nominated, &ignored).IsSuccess() || nominated.empty()) {
+    return false;
+  }
   feasible->push_back(ni);
   return true;
 }

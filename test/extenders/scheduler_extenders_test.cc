@@ -199,6 +199,28 @@ TEST_F(SchedulerExtendersTest, BinderExtenderBindsInsteadOfThePlugins) {
   EXPECT_NE(reqs[1].second.find(R"("Node":"n3")"), std::string::npos) << reqs[1].second;
 }
 
+TEST_F(SchedulerExtendersTest, NominatedNodeRejectedByAnExtenderFallsBackToTheFullSearch) {
+  std::vector<std::vector<std::string>> asked;
+  // Passes what it was asked except n1.
+  FakeExtenderServer server([&](const std::string&, const std::string& body) {
+    auto names = Asked(body);
+    asked.push_back(names);
+    std::string passed;
+    for (const auto& n : names) {
+      if (n != "n1") passed += (passed.empty() ? "\"" : ",\"") + n + "\"";
+    }
+    return Json(R"({"NodeNames":[)" + passed + R"(],"FailedNodes":{"n1":"not here"}})");
+  });
+  auto pods =
+      Run(cluster_ + Pod("a") + "status: {nominatedNodeName: n1}\n", {Ext(server.PlainUrl())});
+  ASSERT_EQ(pods.size(), 1u);
+  EXPECT_EQ(Str(pods[0], "status"), "Scheduled");
+  EXPECT_NE(Str(pods[0], "node"), "n1");
+  ASSERT_EQ(asked.size(), 2u);
+  EXPECT_EQ(asked[0], std::vector<std::string>{"n1"});  // the nominated node alone first
+  EXPECT_EQ(asked[1].size(), 3u);
+}
+
 TEST_F(SchedulerExtendersTest, SimulationCallsAnUnreachableExtenderOnce) {
   // As `berth simulate` sets them up: no bind, and a transport failure sticks.
   allow_bind_ = false;
