@@ -135,7 +135,7 @@ class SimWriter final : public framework::ApiWriter {
 
  private:
   InstantVolumes* volumes_;  // not owned
-  std::mutex mu_;  // guards everything below
+  std::mutex mu_;            // guards everything below
   std::vector<std::pair<api::Pod, std::string>> bound_;
   std::vector<std::pair<api::Pod, std::string>> nominations_;
   std::vector<api::Pod> deletions_;

@@ -96,8 +96,8 @@ framework::Status KubeApiWriter::SetNominatedNodeName(const api::Pod& pod,
   if (!resp.ok()) return framework::Status::Error(resp.error());
   if (resp->status < 300 || resp->status == 404) return {};
   const std::string msg = ApiMessage(*resp);
-  BERTH_LOG(1) << "setting nominatedNodeName of " << pod.Key() << " failed: HTTP "
-               << resp->status << " " << msg;
+  BERTH_LOG(1) << "setting nominatedNodeName of " << pod.Key() << " failed: HTTP " << resp->status
+               << " " << msg;
   return framework::Status::Error("setting nominatedNodeName of " + pod.Key() + " failed (HTTP " +
                                   std::to_string(resp->status) + "): " + msg);
 }
@@ -172,8 +172,8 @@ void KubeApiWriter::RecordPreemptedEvent(const api::Pod& victim, const api::Pod&
   req.body = api::json::ToJson(ev);
   auto r = client_.Do(req);
   if (!r.ok() || r->status >= 300) {
-    BERTH_LOG(1) << "writing Preempted event for " << victim.Key() << " failed: "
-                 << (r.ok() ? "HTTP " + std::to_string(r->status) : r.error());
+    BERTH_LOG(1) << "writing Preempted event for " << victim.Key()
+                 << " failed: " << (r.ok() ? "HTTP " + std::to_string(r->status) : r.error());
   }
 }
 

@@ -136,8 +136,8 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
     handle_->parallelizer().Until(
         n,
         [&](int i) {
-          const framework::NodeInfo* src = potential[(offset + static_cast<size_t>(i)) %
-                                                     static_cast<size_t>(n)];
+          const framework::NodeInfo* src =
+              potential[(offset + static_cast<size_t>(i)) % static_cast<size_t>(n)];
           framework::NodeInfo node_copy(*src);
           auto state_copy = state.Clone();
           Candidate c;
@@ -238,9 +238,9 @@ Result<Args> ParseArgs(const api::Value* args, const std::string& path) {
     out.min_candidate_nodes_absolute = static_cast<int32_t>(*absolute);
   }
   if (out.min_candidate_nodes_percentage == 0 && out.min_candidate_nodes_absolute == 0) {
-    return Error{Invalid(p_path, 0, "cannot be zero at the same time as minCandidateNodesAbsolute") +
-                 ", " +
-                 Invalid(a_path, 0, "cannot be zero at the same time as minCandidateNodesPercentage")};
+    return Error{
+        Invalid(p_path, 0, "cannot be zero at the same time as minCandidateNodesAbsolute") + ", " +
+        Invalid(a_path, 0, "cannot be zero at the same time as minCandidateNodesPercentage")};
   }
   return out;
 }

@@ -91,14 +91,14 @@ void FilterPodsWithPDBViolation(
         const api::PodDisruptionBudget& pdb = *pdbs[i];
         if (pdb.metadata.namespace_ != pod.metadata.namespace_) continue;
         // A nil or empty selector matches nothing.
-        if (!pdb.selector || (pdb.selector->match_labels.empty() &&
-                              pdb.selector->match_expressions.empty())) {
+        if (!pdb.selector ||
+            (pdb.selector->match_labels.empty() && pdb.selector->match_expressions.empty())) {
           continue;
         }
         if (!api::Matches(*pdb.selector, pod.metadata.labels)) continue;
         // Already counted by the disruption controller: not a new violation.
-        if (std::find(pdb.disrupted_pods.begin(), pdb.disrupted_pods.end(),
-                      pod.metadata.name) != pdb.disrupted_pods.end()) {
+        if (std::find(pdb.disrupted_pods.begin(), pdb.disrupted_pods.end(), pod.metadata.name) !=
+            pdb.disrupted_pods.end()) {
           continue;
         }
         if (--allowed[i] < 0) violated = true;
@@ -180,7 +180,9 @@ int PickOneNodeForPreemption(const std::vector<Candidate>& candidates, api::Time
       // Fewest PDB violations.
       [](const Candidate& c, api::Time) -> int64_t { return -c.num_pdb_violations; },
       // Lowest priority of the most important victim.
-      [](const Candidate& c, api::Time) -> int64_t { return -int64_t{c.victims[0]->Pod().Priority()}; },
+      [](const Candidate& c, api::Time) -> int64_t {
+        return -int64_t{c.victims[0]->Pod().Priority()};
+      },
       // Smallest sum of priorities; the offset keeps negative priorities from favouring more
       // victims, as upstream's MaxInt32+1.
       [](const Candidate& c, api::Time) -> int64_t {

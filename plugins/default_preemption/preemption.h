@@ -33,10 +33,11 @@ bool PodEligibleToPreemptOthers(const framework::Snapshot& snapshot, const api::
 
 // Upstream's filterPodsWithPDBViolation: splits pods (keeping their order) into those whose
 // eviction would take a matching PDB's disruptionsAllowed below zero and the rest.
-void FilterPodsWithPDBViolation(const std::vector<framework::PodInfoPtr>& pods,
-                                const std::vector<std::shared_ptr<const api::PodDisruptionBudget>>& pdbs,
-                                std::vector<framework::PodInfoPtr>* violating,
-                                std::vector<framework::PodInfoPtr>* non_violating);
+void FilterPodsWithPDBViolation(
+    const std::vector<framework::PodInfoPtr>& pods,
+    const std::vector<std::shared_ptr<const api::PodDisruptionBudget>>& pdbs,
+    std::vector<framework::PodInfoPtr>* violating,
+    std::vector<framework::PodInfoPtr>* non_violating);
 
 // Upstream's SelectVictimsOnNode, on `node` (a copy the caller owns) and `state` (a clone):
 // removes every lower-priority pod, checks the pod fits (Filter plugins with nominated pods,

@@ -12,8 +12,8 @@
 #include "scheduler/framework/clock.h"
 #include "scheduler/framework/cycle_state.h"
 #include "scheduler/framework/node_info.h"
-#include "scheduler/framework/pod_info.h"
 #include "scheduler/framework/parallelizer.h"
+#include "scheduler/framework/pod_info.h"
 #include "scheduler/framework/snapshot.h"
 #include "scheduler/framework/status.h"
 #include "scheduler/framework/waiting_pod.h"
@@ -116,9 +116,7 @@ class Handle {
     return Status();
   }
   // Nominated pods of `node` (empty without a nominator).
-  virtual std::vector<PodInfoPtr> NominatedPodsForNode(const std::string& node) const {
-    return {};
-  }
+  virtual std::vector<PodInfoPtr> NominatedPodsForNode(const std::string& node) const { return {}; }
   // Runs fn off the scheduling thread: on a binding worker in the daemon, after the current
   // cycle in simulate. The default runs it inline (tests).
   virtual void RunAsync(std::function<void()> fn) { fn(); }

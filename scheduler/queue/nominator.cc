@@ -55,9 +55,10 @@ void Nominator::DeleteLocked(const std::string& uid) {
   auto node_it = by_node_.find(it->second);
   if (node_it != by_node_.end()) {
     auto& pods = node_it->second;
-    pods.erase(std::remove_if(pods.begin(), pods.end(),
-                              [&](const framework::PodInfoPtr& p) { return UidOf(p->Pod()) == uid; }),
-               pods.end());
+    pods.erase(
+        std::remove_if(pods.begin(), pods.end(),
+                       [&](const framework::PodInfoPtr& p) { return UidOf(p->Pod()) == uid; }),
+        pods.end());
     if (pods.empty()) by_node_.erase(node_it);
   }
   node_of_.erase(it);

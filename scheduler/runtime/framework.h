@@ -146,9 +146,9 @@ class Framework final : public framework::Handle {
   std::shared_ptr<framework::WaitingPod> GetWaitingPod(const std::string& uid) override;
   void RejectWaitingPod(const std::string& uid, const std::string& plugin,
                         const std::string& msg) override;
-  framework::Status RunFilterPluginsWithNominatedPods(const framework::CycleState& state,
-                                                      const framework::PodInfo& pod,
-                                                      const framework::NodeInfo& node) const override;
+  framework::Status RunFilterPluginsWithNominatedPods(
+      const framework::CycleState& state, const framework::PodInfo& pod,
+      const framework::NodeInfo& node) const override;
   framework::Status RunPreFilterExtensionAddPod(framework::CycleState& state,
                                                 const framework::PodInfo& pod_to_schedule,
                                                 const framework::PodInfo& pod_to_add,

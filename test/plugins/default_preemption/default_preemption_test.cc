@@ -42,7 +42,8 @@ TEST(ArgsTest, DefaultsAndValidation) {
            {R"({"minCandidateNodesAbsolute": -1})",
             "args.minCandidateNodesAbsolute: Invalid value: -1: not in valid range [0, inf)"},
            {R"({"minCandidateNodesPercentage": 0, "minCandidateNodesAbsolute": 0})",
-            "args.minCandidateNodesPercentage: Invalid value: 0: cannot be zero at the same time as "
+            "args.minCandidateNodesPercentage: Invalid value: 0: cannot be zero at the same time "
+            "as "
             "minCandidateNodesAbsolute, args.minCandidateNodesAbsolute: Invalid value: 0: cannot "
             "be zero at the same time as minCandidateNodesPercentage"},
        }) {
@@ -107,14 +108,19 @@ TEST(PostFilterTest, UpstreamTable) {
        {},
        {OnePodNode("node1")},
        Statuses({{"node1", U}}),
-       kOverride, "node1", Code::kSuccess, ""},
+       kOverride,
+       "node1",
+       Code::kSuccess,
+       ""},
       {"pod with tied priority is still unschedulable",
        MakePod("p").Obj(),
        {MakePod("p1").Node("node1").Obj()},
        {},
        {OnePodNode("node1")},
        Statuses({{"node1", U}}),
-       kOverride, "", U,
+       kOverride,
+       "",
+       U,
        "preemption: 0/1 nodes are available: 1 No preemption victims found for incoming pod."},
       {"preemption should respect filteredNodesStatuses",
        MakePod("p").Priority(kHighPriority).Obj(),
@@ -122,7 +128,9 @@ TEST(PostFilterTest, UpstreamTable) {
        {},
        {OnePodNode("node1")},
        Statuses({{"node1", UU}}),
-       kOverride, "", U,
+       kOverride,
+       "",
+       U,
        "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."},
       {"absent node status means UnschedulableAndUnresolvable",
        MakePod("p").Priority(kHighPriority).Obj(),
@@ -130,7 +138,9 @@ TEST(PostFilterTest, UpstreamTable) {
        {},
        {OnePodNode("node1")},
        Statuses({}),
-       kOverride, "", U,
+       kOverride,
+       "",
+       U,
        "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling."},
       {"pod can be made schedulable on one node",
        MakePod("p").Priority(kMidPriority).Obj(),
@@ -139,7 +149,10 @@ TEST(PostFilterTest, UpstreamTable) {
        {},
        {OnePodNode("node1"), OnePodNode("node2")},
        Statuses({{"node1", U}, {"node2", U}}),
-       kOverride, "node2", Code::kSuccess, ""},
+       kOverride,
+       "node2",
+       Code::kSuccess,
+       ""},
       {"pod can be made schedulable on minHighestPriority node",
        MakePod("p").Priority(kVeryHighPriority).Obj(),
        {MakePod("p1").Node("node1").Priority(kHighPriority).Label("pdb", "non-violating").Obj(),
@@ -150,14 +163,20 @@ TEST(PostFilterTest, UpstreamTable) {
             std::numeric_limits<int32_t>::max())},
        {OnePodNode("node1"), OnePodNode("node2")},
        Statuses({{"node1", U}, {"node2", U}}),
-       kOverride, "node2", Code::kSuccess, ""},
+       kOverride,
+       "node2",
+       Code::kSuccess,
+       ""},
       {"no candidate nodes found, no enough resource after removing low priority pods",
        MakePod("p").Priority(kHighPriority).Req(BERTH_LARGE_RES).Obj(),
        {MakePod("p1").Node("node1").Obj(), MakePod("p2").Node("node2").Obj()},
        {},
        {SmallNode("node1"), SmallNode("node2")},
        Statuses({{"node1", U}, {"node2", U}}),
-       kOverride, "", U, "preemption: 0/2 nodes are available: 2 Insufficient cpu."},
+       kOverride,
+       "",
+       U,
+       "preemption: 0/2 nodes are available: 2 Insufficient cpu."},
       {"no candidate nodes found with mixed reasons, no lower priority pod and no enough CPU",
        MakePod("p").Priority(kHighPriority).Req(BERTH_LARGE_RES).Obj(),
        {MakePod("p1").Node("node1").Priority(kHighPriority).Obj(),
@@ -166,7 +185,9 @@ TEST(PostFilterTest, UpstreamTable) {
        {},
        {OnePodNode("node1"), SmallNode("node2"), OnePodNode("node3")},
        Statuses({{"node1", U}, {"node2", U}, {"node3", U}}),
-       kOverride, "", U,
+       kOverride,
+       "",
+       U,
        "preemption: 0/3 nodes are available: 1 Insufficient cpu, 2 No preemption victims found "
        "for incoming pod."},
       {"no candidate nodes found with mixed reason, 2 UU nodes and 2 nodes without enough CPU",
@@ -175,7 +196,9 @@ TEST(PostFilterTest, UpstreamTable) {
        {},
        {SmallNode("node1"), SmallNode("node2"), SmallNode("node3"), SmallNode("node4")},
        Statuses({{"node1", U}, {"node2", U}, {"node4", UU}}),
-       kOverride, "", U,
+       kOverride,
+       "",
+       U,
        "preemption: 0/4 nodes are available: 2 Insufficient cpu, 2 Preemption is not helpful for "
        "scheduling."},
       {"preemptionPolicy Never",
@@ -188,7 +211,10 @@ TEST(PostFilterTest, UpstreamTable) {
        {},
        {OnePodNode("node1")},
        Statuses({{"node1", U}}),
-       kNoop, "", U, "preemption: not eligible due to preemptionPolicy=Never."},
+       kNoop,
+       "",
+       U,
+       "preemption: not eligible due to preemptionPolicy=Never."},
   };
   for (auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -233,13 +259,11 @@ TEST(PostFilterTest, NominatedPodsOfHigherPriorityKeepTheirRoom) {
           {MakePod("a").Node("node1").Priority(kLowPriority).Req(BERTH_MEDIUM_RES).Obj(),
            MakePod("b").Node("node2").Priority(kLowPriority).Req(BERTH_MEDIUM_RES).Obj(),
            MakePod("c").Node("node2").Priority(kLowPriority).Req(BERTH_MEDIUM_RES).Obj()});
-  env.Nominate(MakePod("big").Priority(kVeryHighPriority).Req(BERTH_VERY_LARGE_RES).Obj(),
-               "node1");
+  env.Nominate(MakePod("big").Priority(kVeryHighPriority).Req(BERTH_VERY_LARGE_RES).Obj(), "node1");
   framework::PostFilterResult result;
-  auto s = env.PostFilter(MakePod("p").Priority(kHighPriority).Req(BERTH_LARGE_RES).Obj(),
-                          Statuses({{"node1", Code::kUnschedulable},
-                                    {"node2", Code::kUnschedulable}}),
-                          &result);
+  auto s = env.PostFilter(
+      MakePod("p").Priority(kHighPriority).Req(BERTH_LARGE_RES).Obj(),
+      Statuses({{"node1", Code::kUnschedulable}, {"node2", Code::kUnschedulable}}), &result);
   ASSERT_TRUE(s.IsSuccess()) << s.Message();
   EXPECT_EQ(result.nominated_node_name, "node2");
   EXPECT_EQ(env.writer().deleted.size(), 1u);

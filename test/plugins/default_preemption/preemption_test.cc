@@ -84,8 +84,10 @@ TEST(SelectVictimsOnNodeTest, Table) {
        {"p1.2"}},
       {"equal priority: the pod that started earlier is reprieved",
        MakePod("p").Priority(kHighPriority).Req(BERTH_LARGE_RES).Obj(),
-       {StartedAt(MakePod("late").Node("node1").Priority(kLowPriority).Req(BERTH_MEDIUM_RES).Obj(), 2),
-        StartedAt(MakePod("early").Node("node1").Priority(kLowPriority).Req(BERTH_MEDIUM_RES).Obj(), 1)},
+       {StartedAt(MakePod("late").Node("node1").Priority(kLowPriority).Req(BERTH_MEDIUM_RES).Obj(),
+                  2),
+        StartedAt(MakePod("early").Node("node1").Priority(kLowPriority).Req(BERTH_MEDIUM_RES).Obj(),
+                  1)},
        {},
        {},
        framework::Code::kSuccess,
@@ -93,7 +95,12 @@ TEST(SelectVictimsOnNodeTest, Table) {
        {"late"}},
       {"a PDB-violating pod is reprieved before a non-violating one of higher priority",
        MakePod("p").Priority(kHighPriority).Req(BERTH_LARGE_RES).Obj(),
-       {MakePod("guarded").Node("node1").Priority(kLowPriority).Label("app", "db").Req(BERTH_MEDIUM_RES).Obj(),
+       {MakePod("guarded")
+            .Node("node1")
+            .Priority(kLowPriority)
+            .Label("app", "db")
+            .Req(BERTH_MEDIUM_RES)
+            .Obj(),
         MakePod("free").Node("node1").Priority(kMidPriority).Req(BERTH_MEDIUM_RES).Obj()},
        {Pdb("db", "default", {{"app", "db"}}, 0)},
        {},
@@ -103,7 +110,12 @@ TEST(SelectVictimsOnNodeTest, Table) {
        0},
       {"a PDB-violating victim that cannot be reprieved is counted",
        MakePod("p").Priority(kHighPriority).Req(BERTH_LARGE_RES).Obj(),
-       {MakePod("guarded").Node("node1").Priority(kMidPriority).Label("app", "db").Req(BERTH_LARGE_RES).Obj(),
+       {MakePod("guarded")
+            .Node("node1")
+            .Priority(kMidPriority)
+            .Label("app", "db")
+            .Req(BERTH_LARGE_RES)
+            .Obj(),
         MakePod("free").Node("node1").Priority(kLowPriority).Req(BERTH_SMALL_RES).Obj()},
        {Pdb("db", "default", {{"app", "db"}}, 0)},
        {},
@@ -113,7 +125,12 @@ TEST(SelectVictimsOnNodeTest, Table) {
        1},
       {"a PDB in another namespace does not protect the pod",
        MakePod("p").Priority(kHighPriority).Req(BERTH_LARGE_RES).Obj(),
-       {MakePod("guarded").Node("node1").Priority(kMidPriority).Label("app", "db").Req(BERTH_LARGE_RES).Obj()},
+       {MakePod("guarded")
+            .Node("node1")
+            .Priority(kMidPriority)
+            .Label("app", "db")
+            .Req(BERTH_LARGE_RES)
+            .Obj()},
        {Pdb("db", "other", {{"app", "db"}}, 0)},
        {},
        framework::Code::kSuccess,
@@ -122,8 +139,18 @@ TEST(SelectVictimsOnNodeTest, Table) {
        0},
       {"a PDB that allows one disruption: the first match is no violation",
        MakePod("p").Priority(kHighPriority).Req(BERTH_VERY_LARGE_RES).Obj(),
-       {MakePod("a").Node("node1").Priority(kMidPriority).Label("app", "db").Req(BERTH_SMALL_RES).Obj(),
-        MakePod("b").Node("node1").Priority(kLowPriority).Label("app", "db").Req(BERTH_SMALL_RES).Obj()},
+       {MakePod("a")
+            .Node("node1")
+            .Priority(kMidPriority)
+            .Label("app", "db")
+            .Req(BERTH_SMALL_RES)
+            .Obj(),
+        MakePod("b")
+            .Node("node1")
+            .Priority(kLowPriority)
+            .Label("app", "db")
+            .Req(BERTH_SMALL_RES)
+            .Obj()},
        {Pdb("db", "default", {{"app", "db"}}, 1)},
        {},
        framework::Code::kSuccess,
@@ -137,8 +164,18 @@ TEST(SelectVictimsOnNodeTest, Table) {
            .PodAntiAffinity(MakePod::AffinityTerm("app", api::SelectorOperator::kIn, {"db"},
                                                   "kubernetes.io/hostname"))
            .Obj(),
-       {MakePod("db").Node("node1").Priority(kLowPriority).Label("app", "db").Req(BERTH_SMALL_RES).Obj(),
-        MakePod("web").Node("node1").Priority(kLowPriority).Label("app", "web").Req(BERTH_SMALL_RES).Obj()},
+       {MakePod("db")
+            .Node("node1")
+            .Priority(kLowPriority)
+            .Label("app", "db")
+            .Req(BERTH_SMALL_RES)
+            .Obj(),
+        MakePod("web")
+            .Node("node1")
+            .Priority(kLowPriority)
+            .Label("app", "web")
+            .Req(BERTH_SMALL_RES)
+            .Obj()},
        {},
        {"InterPodAffinity"},
        framework::Code::kSuccess,
@@ -221,7 +258,8 @@ TEST(PickOneNodeForPreemptionTest, Table) {
        {Cand("node1", {{kNegPriority, 1}, {kNegPriority, 1}}), Cand("node2", {{kNegPriority, 1}})},
        "node2"},
       {"fewest victims when the sums tie",
-       {Cand("node1", {{kLowPriority, 1}, {kMin, 1}, {kMin, 1}}), Cand("node2", {{kLowPriority, 1}})},
+       {Cand("node1", {{kLowPriority, 1}, {kMin, 1}, {kMin, 1}}),
+        Cand("node2", {{kLowPriority, 1}})},
        "node2"},
       {"latest start time of the highest priority victims",
        {Cand("node1", {{kMidPriority, 5}, {kLowPriority, 9}}),
@@ -272,8 +310,8 @@ TEST(PodEligibleToPreemptOthersTest, Table) {
        "not eligible due to preemptionPolicy=Never."},
       {"terminating lower priority pod on the nominated node", nominated("node1"), &unschedulable,
        false, "not eligible due to a terminating pod on the nominated node."},
-      {"nominated node is now unresolvable: preempt again", nominated("node1"), &unresolvable,
-       true, ""},
+      {"nominated node is now unresolvable: preempt again", nominated("node1"), &unresolvable, true,
+       ""},
       {"terminating pod of higher priority does not count", nominated("node2"), &unschedulable,
        true, ""},
       {"nominated node that no longer exists", nominated("gone"), &unschedulable, true, ""},

@@ -29,10 +29,22 @@ inline constexpr int32_t kNegPriority = -100, kLowPriority = 0, kMidPriority = 1
                          kHighPriority = 1000, kVeryHighPriority = 10000;
 
 // Upstream's smallRes / mediumRes / largeRes / veryLargeRes (brace lists, hence macros).
-#define BERTH_SMALL_RES {{"cpu", "100m"}, {"memory", "100"}}
-#define BERTH_MEDIUM_RES {{"cpu", "200m"}, {"memory", "200"}}
-#define BERTH_LARGE_RES {{"cpu", "300m"}, {"memory", "300"}}
-#define BERTH_VERY_LARGE_RES {{"cpu", "500m"}, {"memory", "500"}}
+#define BERTH_SMALL_RES                  \
+  {                                      \
+    {"cpu", "100m"}, { "memory", "100" } \
+  }
+#define BERTH_MEDIUM_RES                 \
+  {                                      \
+    {"cpu", "200m"}, { "memory", "200" } \
+  }
+#define BERTH_LARGE_RES                  \
+  {                                      \
+    {"cpu", "300m"}, { "memory", "300" } \
+  }
+#define BERTH_VERY_LARGE_RES             \
+  {                                      \
+    {"cpu", "500m"}, { "memory", "500" } \
+  }
 
 // Records preemption's API calls.
 class Writer final : public framework::ApiWriter {
@@ -147,8 +159,8 @@ class Env {
     (void)fwk_->RunPreFilterPlugins(state, *pi, &pre, &with_nodes);
     framework::NodeInfo copy(*snapshot_.Get(node));
     std::vector<framework::PodInfoPtr> out;
-    auto s = SelectVictimsOnNode(*fwk_, state, *pi, copy, objects_.pdbs.List(), now, &out,
-                                 violations);
+    auto s =
+        SelectVictimsOnNode(*fwk_, state, *pi, copy, objects_.pdbs.List(), now, &out, violations);
     victims->clear();
     for (const auto& v : out) victims->push_back(v->Name());
     return s;
@@ -176,7 +188,8 @@ inline framework::NodeToStatus Statuses(
     const std::vector<std::pair<std::string, framework::Code>>& entries) {
   framework::NodeToStatus m;
   for (const auto& [node, code] : entries) m.Set(node, framework::Status(code, std::string()));
-  m.absent_status = framework::Status(framework::Code::kUnschedulableAndUnresolvable, std::string());
+  m.absent_status =
+      framework::Status(framework::Code::kUnschedulableAndUnresolvable, std::string());
   return m;
 }
 
