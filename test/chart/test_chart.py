@@ -514,7 +514,7 @@ class ChartTest(unittest.TestCase):
                  "metadata": {"name": "berth-scheduler"}, "spec": {"holderIdentity": "x"}}
         other_lease = dict(lease, metadata={"name": "someone-else"})
         refused = [
-            ("DELETE", "/api/v1/namespaces/default/pods/x", None),
+            # (DELETE pods is allowed: DefaultPreemption deletes victims.)
             ("POST", "/api/v1/namespaces/default/pods", pod),
             ("POST", "/apis/coordination.k8s.io/v1/namespaces/default/leases", lease),
             ("POST", "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases", lease),
