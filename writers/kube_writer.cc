@@ -27,6 +27,19 @@ std::string ApiMessage(const client::Response& r) {
 
 Value Str(const std::string& s) { return Value::String(s); }
 
+// PATCH pods/{name}/status with {"status": status} (strategic merge).
+Result<client::Response> PatchPodStatus(client::KubeClient& client, const api::Pod& pod,
+                                                Value status) {
+  Value patch = Value::MakeObject();
+  patch.Set("status", std::move(status));
+  client::Request req;
+  req.method = "PATCH";
+  req.path = PodPath(pod) + "/status";
+  req.content_type = "application/strategic-merge-patch+json";
+  req.body = api::json::ToJson(patch);
+  return client.Do(req);
+}
+
 }  // namespace
 
 KubeApiWriter::KubeApiWriter(client::KubeClient& client, GoneFn on_gone)
@@ -85,14 +98,7 @@ framework::Status KubeApiWriter::SetNominatedNodeName(const api::Pod& pod,
                                                       const std::string& node) {
   Value status = Value::MakeObject();
   status.Set("nominatedNodeName", node.empty() ? Value() : Str(node));
-  Value patch = Value::MakeObject();
-  patch.Set("status", std::move(status));
-  client::Request req;
-  req.method = "PATCH";
-  req.path = PodPath(pod) + "/status";
-  req.content_type = "application/strategic-merge-patch+json";
-  req.body = api::json::ToJson(patch);
-  auto resp = client_.Do(req);
+  auto resp = PatchPodStatus(client_, pod, std::move(status));
   if (!resp.ok()) return framework::Status::Error(resp.error());
   if (resp->status < 300 || resp->status == 404) return {};
   const std::string msg = ApiMessage(*resp);
@@ -359,14 +365,7 @@ void KubeOutcomeSink::PatchCondition(const api::Pod& pod, const std::string& rea
   conds.Push(std::move(cond));
   Value status = Value::MakeObject();
   status.Set("conditions", std::move(conds));
-  Value patch = Value::MakeObject();
-  patch.Set("status", std::move(status));
-  client::Request req;
-  req.method = "PATCH";
-  req.path = PodPath(pod) + "/status";
-  req.content_type = "application/strategic-merge-patch+json";
-  req.body = api::json::ToJson(patch);
-  auto r = client_.Do(req);
+  auto r = PatchPodStatus(client_, pod, std::move(status));
   if (!r.ok() || r->status >= 300) {
     BERTH_LOG(1) << "updating PodScheduled of " << pod.Key()
                  << " failed: " << (r.ok() ? "HTTP " + std::to_string(r->status) : r.error());

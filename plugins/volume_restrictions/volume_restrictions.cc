@@ -173,17 +173,6 @@ QueueingHint PodDeleted(const api::Pod& pod, const framework::EventObject& old_o
   return QueueingHint::kQueueSkip;
 }
 
-QueueingHint ClaimAdded(const api::Pod& pod, const framework::EventObject&,
-                        const framework::EventObject& new_obj) {
-  const auto* n = std::get_if<const api::PersistentVolumeClaim*>(&new_obj);
-  if (n == nullptr || *n == nullptr) return QueueingHint::kQueue;
-  if ((*n)->metadata.namespace_ != pod.metadata.namespace_) return QueueingHint::kQueueSkip;
-  for (const auto& v : pod.spec.volumes) {
-    if (!v.ephemeral && v.pvc_claim_name == (*n)->metadata.name) return QueueingHint::kQueue;
-  }
-  return QueueingHint::kQueueSkip;
-}
-
 std::vector<framework::ClusterEventWithHint> VolumeRestrictions::EventsToRegister() const {
   using framework::ClusterEvent;
   using framework::EventResource;
@@ -193,7 +182,7 @@ std::vector<framework::ClusterEventWithHint> VolumeRestrictions::EventsToRegiste
       {ClusterEvent{EventResource::kNode, action::kAdd, "NodeAdd"}, nullptr},
       {ClusterEvent{EventResource::kPersistentVolumeClaim, action::kAdd,
                     "PersistentVolumeClaimAdd"},
-       ClaimAdded},
+       framework::QueueIfPodMountsClaim},
   };
 }
 

@@ -144,18 +144,6 @@ class VolumeZone final : public framework::PreFilterPlugin,
   framework::Handle* handle_;
 };
 
-framework::QueueingHint ClaimChanged(const api::Pod& pod, const framework::EventObject&,
-                                     const framework::EventObject& new_obj) {
-  using framework::QueueingHint;
-  const auto* n = std::get_if<const api::PersistentVolumeClaim*>(&new_obj);
-  if (n == nullptr || *n == nullptr) return QueueingHint::kQueue;
-  if ((*n)->metadata.namespace_ != pod.metadata.namespace_) return QueueingHint::kQueueSkip;
-  for (const auto& v : pod.spec.volumes) {
-    if (!v.ephemeral && v.pvc_claim_name == (*n)->metadata.name) return QueueingHint::kQueue;
-  }
-  return QueueingHint::kQueueSkip;
-}
-
 std::vector<framework::ClusterEventWithHint> VolumeZone::EventsToRegister() const {
   using framework::ClusterEvent;
   using framework::EventResource;
@@ -167,7 +155,7 @@ std::vector<framework::ClusterEventWithHint> VolumeZone::EventsToRegister() cons
        nullptr},
       {ClusterEvent{EventResource::kPersistentVolumeClaim, action::kAdd | action::kUpdate,
                     "PersistentVolumeClaimAdd|Update"},
-       ClaimChanged},
+       framework::QueueIfPodMountsClaim},
       {ClusterEvent{EventResource::kPersistentVolume, action::kAdd | action::kUpdate,
                     "PersistentVolumeAdd|Update"},
        nullptr},

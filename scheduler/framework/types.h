@@ -111,6 +111,12 @@ struct ClusterEventWithHint {
   QueueingHintFn hint;
 };
 
+// A hint for PersistentVolumeClaim events shared by the volume plugins: Queue when the claim is
+// one the pod mounts through a persistentVolumeClaim volume (same namespace, same claim name) or
+// when the event carries no claim; QueueSkip otherwise. Ephemeral volumes are not considered.
+QueueingHint QueueIfPodMountsClaim(const api::Pod& pod, const EventObject& old_obj,
+                                   const EventObject& new_obj);
+
 // ---- scores ----
 
 struct NodeScore {

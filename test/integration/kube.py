@@ -11,6 +11,7 @@ import ssl
 import subprocess
 import tempfile
 import time
+import unittest
 import urllib.error
 import urllib.request
 
@@ -224,3 +225,24 @@ def quantity(q):
 def sigkill(p):
     p.send_signal(signal.SIGKILL)
     p.wait()
+
+
+class ClusterTestCase(unittest.TestCase):
+    """A test with a fresh API server in self.c. When the test fails, the tail of the log of each
+    process it started through the cluster (berth, extenders, kube-scheduler) is printed."""
+
+    log_tail = 6000
+
+    def setUp(self):
+        self.c = Cluster()
+
+    def failed(self):
+        result = getattr(getattr(self, "_outcome", None), "result", None)
+        return result is not None and any(
+            t is self for t, _ in list(result.failures) + list(result.errors))
+
+    def tearDown(self):
+        if self.failed():
+            for p in self.c.procs:
+                print(f"--- log ({p.log_path}) ---\n" + self.c.log_of(p)[-self.log_tail:])
+        self.c.close()

@@ -13,19 +13,7 @@ from kube import config, wait_for
 NODES = 50
 
 
-class AntiAffinityTest(unittest.TestCase):
-    def setUp(self):
-        self.c = kube.Cluster()
-
-    def tearDown(self):
-        result = getattr(getattr(self, "_outcome", None), "result", None)
-        failed = result is not None and any(
-            t is self for t, _ in list(result.failures) + list(result.errors))
-        if failed:
-            for p in self.c.procs:
-                print(f"--- berth log ({p.log_path}) ---\n" + self.c.log_of(p)[-6000:])
-        self.c.close()
-
+class AntiAffinityTest(kube.ClusterTestCase):
     def replica(self, name):
         anti = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
             {"labelSelector": {"matchLabels": {"app": "web"}},

@@ -89,16 +89,7 @@ class PyExtender:
         self.server.shutdown()
 
 
-class Base(unittest.TestCase):
-    def tearDown(self):
-        result = getattr(getattr(self, "_outcome", None), "result", None)
-        failed = result is not None and any(
-            t is self for t, _ in list(result.failures) + list(result.errors))
-        if failed:
-            for p in self.c.procs:
-                print(f"--- log ({p.log_path}) ---\n" + self.c.log_of(p)[-6000:])
-        self.c.close()
-
+class Base(kube.ClusterTestCase):
     def bound(self):
         return {p["metadata"]["name"]: p["spec"].get("nodeName")
                 for p in self.c.pods() if p["spec"].get("nodeName")}
@@ -110,7 +101,7 @@ class Base(unittest.TestCase):
 
 class BerthRunWithExtenderTest(Base):
     def setUp(self):
-        self.c = kube.Cluster()
+        super().setUp()
         self.ext = PyExtender()
         self.addCleanup(self.ext.close)
         self.c.node("bad-1", labels={"bad": ""})
@@ -181,7 +172,7 @@ class BerthRunWithExtenderTest(Base):
 class UpstreamWithBerthExtenderTest(Base):
     def setUp(self):
         os.environ["BERTH_WITH_SCHEDULER"] = "1"  # test/cluster/up builds kube-scheduler too
-        self.c = kube.Cluster()
+        super().setUp()
         self.bin = self.c.env()["BIN"]
         if not os.path.exists(os.path.join(self.bin, "kube-scheduler")):
             self.fail(f"kube-scheduler not found in {self.bin}: run "

@@ -54,9 +54,9 @@ PODGROUP_CRD = {
 }
 
 
-class GangTest(unittest.TestCase):
+class GangTest(kube.ClusterTestCase):
     def setUp(self):
-        self.c = kube.Cluster()
+        super().setUp()
         self.c.create("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", PODGROUP_CRD)
         wait_for(lambda: self._crd_served(), 30, what="PodGroup CRD served")
 
@@ -66,14 +66,6 @@ class GangTest(unittest.TestCase):
             return True
         except kube.ApiError:
             return False
-
-    def tearDown(self):
-        result = getattr(getattr(self, "_outcome", None), "result", None)
-        if result is not None and any(t is self for t, _ in list(result.failures) +
-                                      list(result.errors)):
-            for p in self.c.procs:
-                print(f"--- berth log ({p.log_path}) ---\n" + self.c.log_of(p)[-6000:])
-        self.c.close()
 
     def group(self, name, min_member, timeout=None):
         spec = {"minMember": min_member}

@@ -15,18 +15,8 @@ import kube
 from kube import config, wait_for
 
 
-class PreemptionTest(unittest.TestCase):
-    def setUp(self):
-        self.c = kube.Cluster()
-
-    def tearDown(self):
-        result = getattr(getattr(self, "_outcome", None), "result", None)
-        failed = result is not None and any(
-            t is self for t, _ in list(result.failures) + list(result.errors))
-        if failed:
-            for p in self.c.procs:
-                print(f"--- berth log ({p.log_path}) ---\n" + self.c.log_of(p)[-8000:])
-        self.c.close()
+class PreemptionTest(kube.ClusterTestCase):
+    log_tail = 8000
 
     def priority_class(self, name, value):
         self.c.create("/apis/scheduling.k8s.io/v1/priorityclasses",

@@ -32,9 +32,9 @@ def load_crds():
         return json.load(f)["items"]
 
 
-class ReplicatedStorageTest(unittest.TestCase):
+class ReplicatedStorageTest(kube.ClusterTestCase):
     def setUp(self):
-        self.c = kube.Cluster()
+        super().setUp()
         for crd in load_crds():
             self.c.create("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
         wait_for(self._crds_served, 30, what="storage.deckhouse.io CRDs served")
@@ -55,12 +55,7 @@ class ReplicatedStorageTest(unittest.TestCase):
         self.stop.set()
         if self.provisioner.is_alive():
             self.provisioner.join(5)
-        result = getattr(getattr(self, "_outcome", None), "result", None)
-        if result is not None and any(t is self for t, _ in list(result.failures) +
-                                      list(result.errors)):
-            for p in self.c.procs:
-                print(f"--- berth log ({p.log_path}) ---\n" + self.c.log_of(p)[-6000:])
-        self.c.close()
+        super().tearDown()
 
     # ---- objects ----
     def deckhouse(self, plural, kind, name, spec=None, status=None):

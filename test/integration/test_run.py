@@ -14,19 +14,7 @@ import kube
 from kube import config, quantity, wait_for
 
 
-class BerthRunTest(unittest.TestCase):
-    def setUp(self):
-        self.c = kube.Cluster()
-
-    def tearDown(self):
-        result = getattr(getattr(self, "_outcome", None), "result", None)
-        failed = result is not None and any(
-            t is self for t, _ in list(result.failures) + list(result.errors))
-        if failed:
-            for p in self.c.procs:
-                print(f"--- berth log ({p.log_path}) ---\n" + self.c.log_of(p)[-6000:])
-        self.c.close()
-
+class BerthRunTest(kube.ClusterTestCase):
     def bound(self, ns="default"):
         return {p["metadata"]["name"]: p["spec"].get("nodeName")
                 for p in self.c.pods(ns) if p["spec"].get("nodeName")}

@@ -16,19 +16,7 @@ SELECTED_NODE = "volume.kubernetes.io/selected-node"
 BIND_COMPLETED = "pv.kubernetes.io/bind-completed"
 
 
-class VolumeBindingTest(unittest.TestCase):
-    def setUp(self):
-        self.c = kube.Cluster()
-
-    def tearDown(self):
-        result = getattr(getattr(self, "_outcome", None), "result", None)
-        failed = result is not None and any(
-            t is self for t, _ in list(result.failures) + list(result.errors))
-        if failed:
-            for p in self.c.procs:
-                print(f"--- berth log ({p.log_path}) ---\n" + self.c.log_of(p)[-6000:])
-        self.c.close()
-
+class VolumeBindingTest(kube.ClusterTestCase):
     # ---- objects ----
     def storage_class(self, name, mode, provisioner="example.com/fake-provisioner"):
         return self.c.create("/apis/storage.k8s.io/v1/storageclasses", {
