@@ -359,6 +359,9 @@ int Extender(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // A peer that closes a connection (API server, extender, scraper) must surface as a write error
+  // on that connection, never kill the process.
+  std::signal(SIGPIPE, SIG_IGN);
   if (argc < 2) {
     std::cerr << kUsage;
     return 2;

@@ -122,7 +122,7 @@ class TcpProxy {
         }
         int to = p[i].fd == a ? b : a;
         for (ssize_t off = 0; off < n;) {
-          ssize_t w = write(to, buf.data() + off, n - off);
+          ssize_t w = send(to, buf.data() + off, n - off, MSG_NOSIGNAL);  // a closed peer: EPIPE
           if (w <= 0) {
             done = true;
             break;
