@@ -19,13 +19,9 @@ import subprocess
 import threading
 import unittest
 
+import deckhouse
 import kube
 from kube import config, wait_for
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-DECKHOUSE = "/apis/storage.deckhouse.io/v1alpha1"
-PROVISIONER = "replicated.csi.storage.deckhouse.io"
-STORAGE_LABEL = "storage.deckhouse.io/sds-replicated-volume-node"
 
 
 def free_port():
@@ -253,88 +249,21 @@ profiles:
         self.assertIsNone(sched.poll(), "kube-scheduler exited")
 
     # ---- ReplicatedStorage (seed 000): the production extender's job, done by berth ----
-    def deckhouse(self, plural, kind, name, spec=None, status=None):
-        obj = {"apiVersion": "storage.deckhouse.io/v1alpha1", "kind": kind,
-               "metadata": {"name": name}, "spec": spec or {}}
-        if status is not None:
-            obj["status"] = status
-        return self.c.create(f"{DECKHOUSE}/{plural}", obj)
-
-    def storage_node(self, name, storage=True, ready=True):
-        labels = {"kubernetes.io/hostname": name}
-        if storage:
-            labels[STORAGE_LABEL] = ""
-        res = {"cpu": "8", "memory": "32Gi", "pods": "110"}
-        self.c.create("/api/v1/nodes", {
-            "apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels},
-            "status": {"capacity": res, "allocatable": res,
-                       "conditions": [{"type": "Ready", "status": "True" if ready else "False"}]}})
-
-    def bound_claim(self, name, volume, size="1Gi"):
-        """A PVC bound to a PV of the replicated provisioner, as the PV controller leaves it."""
-        pvc = self.c.create("/api/v1/namespaces/default/persistentvolumeclaims", {
-            "apiVersion": "v1", "kind": "PersistentVolumeClaim",
-            "metadata": {"name": name, "namespace": "default",
-                         "annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
-            "spec": {"storageClassName": "replicated-local", "accessModes": ["ReadWriteOnce"],
-                     "resources": {"requests": {"storage": size}}, "volumeName": volume}})
-        self.c.create("/api/v1/persistentvolumes", {
-            "apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": volume},
-            "spec": {"storageClassName": "replicated-local", "capacity": {"storage": size},
-                     "accessModes": ["ReadWriteOnce"],
-                     "claimRef": {"kind": "PersistentVolumeClaim", "namespace": "default",
-                                  "name": name, "uid": pvc["metadata"]["uid"]},
-                     "csi": {"driver": PROVISIONER, "volumeHandle": volume}}})
-        self.c.request("PATCH", f"/api/v1/persistentvolumes/{volume}/status",
-                       {"status": {"phase": "Bound"}}, "application/merge-patch+json")
-        self.c.request("PATCH", f"/api/v1/namespaces/default/persistentvolumeclaims/{name}/status",
-                       {"status": {"phase": "Bound", "accessModes": ["ReadWriteOnce"],
-                                   "capacity": {"storage": size}}},
-                       "application/merge-patch+json")
-
-    def replicated_volume(self, name, diskful_node):
-        self.deckhouse("replicatedvolumes", "ReplicatedVolume", name, {"size": "1Gi"},
-                       {"datamesh": {"members": [
-                           {"name": name + "-0", "type": "Diskful", "nodeName": diskful_node}]}})
-
     def test_default_scheduler_places_pods_where_replicated_storage_allows(self):
-        with open(os.path.join(HERE, "crds", "replicated-storage.yaml")) as f:
-            for crd in json.load(f)["items"]:
-                self.c.create("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
-
-        def served():
-            try:
-                return all(self.c.get(f"{DECKHOUSE}/{p}") is not None for p in (
-                    "replicatedstorageclasses", "replicatedstoragepools", "lvmvolumegroups",
-                    "lvmlogicalvolumes", "replicatedvolumes"))
-            except kube.ApiError:
-                return False
-        wait_for(served, 30, what="storage.deckhouse.io CRDs served")
+        deckhouse.install_crds(self.c)
         # n1, n2: storage nodes; n4: not a storage node; n5: a storage node that is NotReady
         # (no node controller taints it here, so only berth's offline check keeps pods off it).
-        self.storage_node("n1")
-        self.storage_node("n2")
-        self.storage_node("n4", storage=False)
-        self.storage_node("n5", ready=False)
+        deckhouse.storage_node(self.c, "n1")
+        deckhouse.storage_node(self.c, "n2")
+        deckhouse.storage_node(self.c, "n4", storage=False)
+        deckhouse.storage_node(self.c, "n5", ready=False)
         for vg, node in (("vg-1", "n1"), ("vg-2", "n2"), ("vg-5", "n5")):
-            self.deckhouse("lvmvolumegroups", "LVMVolumeGroup", vg,
-                           {"type": "Local", "local": {"nodeName": node}},
-                           {"phase": "Ready", "nodes": [{"name": node}], "vgSize": "100Gi",
-                            "vgFree": "50Gi"})
-        self.deckhouse("replicatedstoragepools", "ReplicatedStoragePool", "rsp",
-                       {"type": "LVM", "lvmVolumeGroups": [{"name": "vg-1"}, {"name": "vg-2"},
-                                                           {"name": "vg-5"}]})
-        self.c.create("/apis/storage.k8s.io/v1/storageclasses", {
-            "apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
-            "metadata": {"name": "replicated-local"}, "provisioner": PROVISIONER,
-            "volumeBindingMode": "WaitForFirstConsumer"})
-        self.deckhouse("replicatedstorageclasses", "ReplicatedStorageClass", "replicated-local",
-                       {"storagePool": "rsp", "volumeAccess": "Local", "reclaimPolicy": "Delete",
-                        "topology": "Ignored"})
-        self.replicated_volume("pv-r", "n2")
-        self.bound_claim("data-r", "pv-r")
-        self.replicated_volume("pv-off", "n5")
-        self.bound_claim("data-off", "pv-off")
+            deckhouse.lvg(self.c, vg, node, "100Gi", "50Gi")
+        deckhouse.local_class(self.c, "rsp", ["vg-1", "vg-2", "vg-5"])
+        deckhouse.replicated_volume(self.c, "pv-r", "n2")
+        deckhouse.claim(self.c, "data-r", "1Gi", volume="pv-r")
+        deckhouse.replicated_volume(self.c, "pv-off", "n5")
+        deckhouse.claim(self.c, "data-off", "1Gi", volume="pv-off")
 
         port = self.start_berth_extender("""apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration

@@ -7,19 +7,15 @@ controller and CSI provisioner when berth's VolumeBinding annotates a claim with
 node (a PV, the claim bound to it, and the replica's LVMLogicalVolume on that node's volume group,
 not carved yet).
 """
-import json
-import os
 import threading
 import time
 import unittest
 
+import deckhouse
 import kube
+from deckhouse import PROVISIONER
 from kube import config, wait_for
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-GROUP = "/apis/storage.deckhouse.io/v1alpha1"
-PROVISIONER = "replicated.csi.storage.deckhouse.io"
-STORAGE_LABEL = "storage.deckhouse.io/sds-replicated-volume-node"
 PROFILE = """  plugins:
     multiPoint:
       enabled: [{name: ReplicatedStorage, weight: 5}]
@@ -27,29 +23,13 @@ PROFILE = """  plugins:
 VG_OF_NODE = {"n1": "vg-1", "n2": "vg-2", "n5": "vg-5"}
 
 
-def load_crds():
-    with open(os.path.join(HERE, "crds", "replicated-storage.yaml")) as f:
-        return json.load(f)["items"]
-
-
 class ReplicatedStorageTest(kube.ClusterTestCase):
     def setUp(self):
         super().setUp()
-        for crd in load_crds():
-            self.c.create("/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd)
-        wait_for(self._crds_served, 30, what="storage.deckhouse.io CRDs served")
+        deckhouse.install_crds(self.c)
         self.stop = threading.Event()
         self.provisioned = set()
         self.provisioner = threading.Thread(target=self._provision_loop, daemon=True)
-
-    def _crds_served(self):
-        try:
-            for plural in ("replicatedstorageclasses", "replicatedstoragepools", "lvmvolumegroups",
-                           "lvmlogicalvolumes", "replicatedvolumes"):
-                self.c.get(f"{GROUP}/{plural}")
-            return True
-        except kube.ApiError:
-            return False
 
     def tearDown(self):
         self.stop.set()
@@ -59,59 +39,16 @@ class ReplicatedStorageTest(kube.ClusterTestCase):
 
     # ---- objects ----
     def deckhouse(self, plural, kind, name, spec=None, status=None):
-        obj = {"apiVersion": "storage.deckhouse.io/v1alpha1", "kind": kind,
-               "metadata": {"name": name}, "spec": spec or {}}
-        if status is not None:
-            obj["status"] = status
-        return self.c.create(f"{GROUP}/{plural}", obj)
+        return deckhouse.create(self.c, plural, kind, name, spec, status)
 
     def node(self, name, zone, storage=True, ready=True):
-        labels = {"kubernetes.io/hostname": name, "topology.kubernetes.io/zone": zone}
-        if storage:
-            labels[STORAGE_LABEL] = ""
-        res = {"cpu": "8", "memory": "32Gi", "pods": "110"}
-        self.c.create("/api/v1/nodes", {
-            "apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": labels},
-            "status": {"capacity": res, "allocatable": res,
-                       "conditions": [{"type": "Ready", "status": "True" if ready else "False"}]}})
+        deckhouse.storage_node(self.c, name, zone, storage, ready)
 
     def lvg(self, name, node, size, free):
-        self.deckhouse("lvmvolumegroups", "LVMVolumeGroup", name,
-                       {"type": "Local", "local": {"nodeName": node}},
-                       {"phase": "Ready", "nodes": [{"name": node}], "vgSize": size,
-                        "vgFree": free})
+        deckhouse.lvg(self.c, name, node, size, free)
 
     def claim(self, name, size, sc="replicated-local", volume=None):
-        spec = {"storageClassName": sc, "accessModes": ["ReadWriteOnce"],
-                "resources": {"requests": {"storage": size}}}
-        meta = {"name": name, "namespace": "default"}
-        if volume:
-            spec["volumeName"] = volume
-            meta["annotations"] = {"pv.kubernetes.io/bind-completed": "yes"}
-        pvc = self.c.create("/api/v1/namespaces/default/persistentvolumeclaims",
-                            {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
-                             "metadata": meta, "spec": spec})
-        if volume:
-            self.pv(volume, size, sc, pvc)
-            self.bind_status(name)
-        return pvc
-
-    def pv(self, name, size, sc, pvc):
-        self.c.create("/api/v1/persistentvolumes", {
-            "apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": name},
-            "spec": {"storageClassName": sc, "capacity": {"storage": size},
-                     "accessModes": ["ReadWriteOnce"],
-                     "claimRef": {"kind": "PersistentVolumeClaim", "namespace": "default",
-                                  "name": pvc["metadata"]["name"],
-                                  "uid": pvc["metadata"]["uid"]},
-                     "csi": {"driver": PROVISIONER, "volumeHandle": name}}})
-        self.c.request("PATCH", f"/api/v1/persistentvolumes/{name}/status",
-                       {"status": {"phase": "Bound"}}, "application/merge-patch+json")
-
-    def bind_status(self, claim):
-        self.c.request("PATCH", f"/api/v1/namespaces/default/persistentvolumeclaims/{claim}/status",
-                       {"status": {"phase": "Bound", "accessModes": ["ReadWriteOnce"]}},
-                       "application/merge-patch+json")
+        return deckhouse.claim(self.c, name, size, sc, volume)
 
     def pod(self, name, claim):
         self.c.pod(name, extra_spec={"volumes": [{"name": "data",
@@ -137,11 +74,7 @@ class ReplicatedStorageTest(kube.ClusterTestCase):
         name = pvc["metadata"]["name"]
         size = pvc["spec"]["resources"]["requests"]["storage"]
         volume = "pvc-" + pvc["metadata"]["uid"]
-        self.pv(volume, size, pvc["spec"]["storageClassName"], pvc)
-        self.c.request("PATCH", f"/api/v1/namespaces/default/persistentvolumeclaims/{name}",
-                       {"metadata": {"annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
-                        "spec": {"volumeName": volume}}, "application/merge-patch+json")
-        self.bind_status(name)
+        deckhouse.bind(self.c, pvc, volume, size)
         # The replica's logical volume on the node's group, requested but not carved yet.
         self.deckhouse("lvmlogicalvolumes", "LVMLogicalVolume", f"{volume}-{VG_OF_NODE[node]}",
                        {"actualLVNameOnTheNode": volume, "type": "Thick", "size": size,
@@ -167,16 +100,7 @@ class ReplicatedStorageTest(kube.ClusterTestCase):
         self.lvg("vg-1", "n1", "100Gi", "50Gi")
         self.lvg("vg-2", "n2", "100Gi", "10Gi")
         self.lvg("vg-5", "n5", "500Gi", "500Gi")
-        self.deckhouse("replicatedstoragepools", "ReplicatedStoragePool", "rsp-thick",
-                       {"type": "LVM", "lvmVolumeGroups": [{"name": "vg-1"}, {"name": "vg-2"},
-                                                           {"name": "vg-5"}]})
-        self.c.create("/apis/storage.k8s.io/v1/storageclasses", {
-            "apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
-            "metadata": {"name": "replicated-local"}, "provisioner": PROVISIONER,
-            "volumeBindingMode": "WaitForFirstConsumer"})
-        self.deckhouse("replicatedstorageclasses", "ReplicatedStorageClass", "replicated-local",
-                       {"storagePool": "rsp-thick", "volumeAccess": "Local",
-                        "reclaimPolicy": "Delete", "topology": "Ignored"})
+        deckhouse.local_class(self.c, "rsp-thick", ["vg-1", "vg-2", "vg-5"])
         # A bound Local volume whose only diskful replica is on n2 (a tie-breaker on n1).
         self.deckhouse("replicatedvolumes", "ReplicatedVolume", "pv-r", {"size": "1Gi"},
                        {"datamesh": {"members": [
@@ -218,7 +142,7 @@ class ReplicatedStorageTest(kube.ClusterTestCase):
         self.assertNotIn("c", self.bound())
 
         # Room appears on n2 (its volume group grows): c is retried and lands there.
-        self.c.request("PATCH", f"{GROUP}/lvmvolumegroups/vg-2",
+        self.c.request("PATCH", f"{deckhouse.GROUP}/lvmvolumegroups/vg-2",
                        {"status": {"vgSize": "200Gi", "vgFree": "110Gi"}},
                        "application/merge-patch+json")
         wait_for(lambda: self.bound().get("c"), 60, what="pod c bound after vg-2 grew")
@@ -229,10 +153,10 @@ class ReplicatedStorageTest(kube.ClusterTestCase):
         # names the replicated provisioner is rejected for its missing ReplicatedStorageClass,
         # and pods without such claims schedule as usual.
         c = self.c
-        for crd in load_crds():
+        for crd in deckhouse.load_crds():
             c.delete(f"/apis/apiextensions.k8s.io/v1/customresourcedefinitions/"
                      f"{crd['metadata']['name']}")
-        wait_for(lambda: not self._crds_served(), 30, what="CRDs gone")
+        wait_for(lambda: not deckhouse.crds_served(c), 30, what="CRDs gone")
         self.node("n1", "zone-a")
         c.create("/apis/storage.k8s.io/v1/storageclasses", {
             "apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
