@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "informers/api/result.h"
+#include "base/result.h"
 
 namespace berth::config {
 

@@ -1,4 +1,5 @@
 #include "config/load.h"
+#include "base/strings.h"
 
 #include <cerrno>
 #include <cstring>
@@ -8,12 +9,11 @@
 
 #include "config/defaults.h"
 #include "config/internal.h"
-#include "informers/api/json/parse.h"
+#include "api/json/parse.h"
 
 namespace berth::config {
 namespace {
 
-std::string Quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 // Upstream's scheme picks the type from apiVersion/kind before decoding; berth serves only v1.
 Ok CheckTypeMeta(const api::Value& root) {

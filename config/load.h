@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "config/types.h"
-#include "informers/api/result.h"
+#include "base/result.h"
 
 namespace berth::config {
 

@@ -1,4 +1,5 @@
 #include "config/policy.h"
+#include "base/strings.h"
 
 #include <cerrno>
 #include <cstring>
@@ -12,7 +13,7 @@
 
 #include "config/internal.h"
 #include "config/policy_internal.h"
-#include "informers/api/json/parse.h"
+#include "api/json/parse.h"
 
 namespace berth::config {
 namespace {
@@ -20,13 +21,6 @@ namespace {
 using api::Value;
 using namespace policy_internal;  // NOLINT: the legacy registry tables
 
-std::string Join(const std::vector<std::string>& v) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
-  return out;
-}
-
-std::string Quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 // Strict object reading: every member must be one of `allowed`.
 Ok CheckFields(const Value& v, const std::string& path,

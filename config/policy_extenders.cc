@@ -11,8 +11,8 @@
 #include "config/internal.h"
 #include "config/policy_internal.h"
 #include "config/types.h"
-#include "informers/api/result.h"
-#include "informers/api/value.h"
+#include "base/result.h"
+#include "api/value.h"
 
 namespace berth::config::policy_internal {
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "config/types.h"
-#include "informers/api/result.h"
-#include "informers/api/value.h"
+#include "base/result.h"
+#include "api/value.h"
 
 namespace berth::config::policy_internal {
 

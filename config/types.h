@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "informers/api/value.h"
+#include "api/value.h"
 
 namespace berth::config {
 

@@ -15,9 +15,10 @@
 #include <vector>
 
 #include "config/defaults.h"
+#include "base/strings.h"
 #include "config/duration.h"
 #include "config/internal.h"
-#include "informers/api/json/parse.h"
+#include "api/json/parse.h"
 
 namespace berth::config::internal {
 namespace {
@@ -32,7 +33,6 @@ constexpr std::string_view kRemovedPlugins[] = {"AzureDiskLimits", "CinderLimits
 constexpr double kJitterFactor = 1.2;
 constexpr int64_t kMaxNodeScore = 100;
 
-std::string Quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
 
 std::string Invalid(const std::string& path, const std::string& value, std::string_view detail) {
   return path + ": Invalid value: " + value + ": " + std::string(detail);

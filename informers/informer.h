@@ -18,8 +18,8 @@
 #include <utility>
 #include <vector>
 
-#include "informers/api/decode.h"
-#include "informers/api/store.h"
+#include "api/decode.h"
+#include "api/store.h"
 #include "informers/reflector.h"
 
 namespace berth::informers {

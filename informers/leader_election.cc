@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <utility>
 
-#include "informers/api/decode.h"
-#include "informers/api/json/parse.h"
+#include "api/decode.h"
+#include "api/json/parse.h"
 
 namespace berth::informers {
 namespace {

@@ -28,7 +28,7 @@
 #include <string>
 #include <thread>
 
-#include "informers/api/result.h"
+#include "base/result.h"
 #include "informers/client/kube_client.h"
 #include "informers/reflector.h"
 

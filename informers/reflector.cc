@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "base/log.h"
-#include "informers/api/json/parse.h"
+#include "api/json/parse.h"
 
 namespace berth::informers {
 namespace {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "scheduler/scheduler.h"
+#include "base/strings.h"
 
 namespace berth::scheduler {
 
@@ -21,14 +22,6 @@ void AddPluginStatus(framework::Diagnosis* d, const Status& s) {
   if (s.code() == Code::kPending) d->pending_plugins.insert(s.plugin());
 }
 
-std::string GoList(const std::vector<std::string>& v) {
-  std::string out = "[";
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (i > 0) out += " ";
-    out += v[i];
-  }
-  return out + "]";
-}
 
 // A rejection at Reserve / Permit / WaitOnPermit is reported as a FitError over the one chosen
 // node, as upstream does: "0/1 nodes are available: 1 <reason>."
@@ -384,7 +377,7 @@ std::string Scheduler::SelectHost(const std::vector<const framework::NodeInfo*>&
 void Scheduler::Explain(runtime::Framework& fwk, framework::CycleState& state,
                         const framework::PodInfo& pod, const framework::Diagnosis& diag,
                         const std::vector<const framework::NodeInfo*>& feasible) {
-  Explanation e;
+  framework::Explanation e;
   if (!diag.pre_filter_msg.empty() || !diag.node_to_status.absent_status.IsSuccess()) {
     // Nodes without their own status carry the PreFilter / absent status.
     for (const auto* n : snapshot_.List()) {

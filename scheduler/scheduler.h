@@ -16,11 +16,12 @@
 #include <vector>
 
 #include "config/types.h"
-#include "informers/api/result.h"
-#include "informers/api/store.h"
+#include "base/result.h"
+#include "api/store.h"
 #include "scheduler/binder/binder.h"
 #include "scheduler/cache/cache.h"
 #include "scheduler/framework/extender.h"
+#include "scheduler/framework/outcome_sink.h"
 #include "scheduler/framework/registry.h"
 #include "scheduler/metrics/metrics.h"
 #include "scheduler/queue/scheduling_queue.h"
@@ -28,38 +29,12 @@
 
 namespace berth::scheduler {
 
-// Why one attempt ended as it did, per node (for `berth simulate --explain` and -v logs).
-struct Explanation {
-  std::map<std::string, std::string> filter;  // node -> reasons joined by ", "
-  std::vector<std::string> score_plugins;     // plugin names, parallel to each node's scores
-  // node -> (per plugin normalised scores, weighted total), in snapshot order.
-  std::vector<std::pair<std::string, std::pair<std::vector<int64_t>, int64_t>>> scores;
-};
-
-// Where the scheduler reports outcomes. Called from the scheduling thread (failures of the
-// scheduling cycle) and from binding threads (binding results): implementations lock.
-class OutcomeSink {
- public:
-  virtual ~OutcomeSink() = default;
-  // The pod was bound to `node` (binding cycle finished).
-  virtual void Scheduled(const framework::PodInfo& pod, const std::string& node,
-                         const std::string& profile) = 0;
-  // The attempt failed: reason "Unschedulable" or "SchedulerError"; message is the
-  // FailedScheduling text.
-  virtual void Failed(const framework::PodInfo& pod, const std::string& reason,
-                      const std::string& message, const std::string& profile) = 0;
-  // A scheduling attempt started (first attempt order for simulate's output).
-  virtual void Attempted(const framework::PodInfo& pod) {}
-  // Per-node detail of the attempt, when explanations are enabled.
-  virtual void Explain(const framework::PodInfo& pod, const Explanation& e) {}
-};
-
 struct SchedulerDeps {
   const framework::Clock* clock = nullptr;
   const api::ClusterObjects* objects = nullptr;
   framework::ApiWriter* api_writer = nullptr;
   binder::BindingExecutor* executor = nullptr;
-  OutcomeSink* sink = nullptr;
+  framework::OutcomeSink* sink = nullptr;
   metrics::SchedulerMetrics* metrics = nullptr;  // may be null (simulate, tests)
   // Scheduler extenders in call order (upstream puts ignorable ones last); not owned, must
   // outlive the Scheduler. See scheduler/framework/extender.h.

@@ -12,14 +12,14 @@
 #include "base/log.h"
 #include "config/load.h"
 #include "config/policy.h"
-#include "extender_server/server.h"
-#include "extenders/http_extender.h"
-#include "informers/api/json/parse.h"
+#include "cmd/berth/app/extender/server.h"
+#include "cmd/berth/app/extender/http_extender.h"
+#include "api/json/parse.h"
 #include "informers/client/config.h"
 #include "plugins/registry.h"
-#include "run/daemon.h"
-#include "simulate/cluster_file.h"
-#include "simulate/simulator.h"
+#include "cmd/berth/app/run/daemon.h"
+#include "cmd/berth/app/simulate/cluster_file.h"
+#include "cmd/berth/app/simulate/simulator.h"
 
 namespace {
 

@@ -8,8 +8,8 @@
 #include <system_error>
 #include <utility>
 
-#include "informers/api/json/parse.h"
-#include "informers/api/value.h"
+#include "api/json/parse.h"
+#include "api/value.h"
 
 namespace berth::client {
 namespace {

@@ -20,7 +20,7 @@
 #include <variant>
 #include <vector>
 
-#include "informers/api/result.h"
+#include "base/result.h"
 #include "informers/client/config.h"
 #include "informers/client/kube_client.h"
 

@@ -59,7 +59,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "informers/api/result.h"
+#include "base/result.h"
 #include "scheduler/framework/clock.h"
 #include "scheduler/framework/registry.h"
 

@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "informers/api/store.h"
-#include "informers/api/types.h"
+#include "api/store.h"
+#include "api/types.h"
 #include "scheduler/framework/clock.h"
 #include "scheduler/framework/handle.h"
 #include "scheduler/framework/node_info.h"

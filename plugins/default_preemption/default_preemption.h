@@ -33,8 +33,8 @@
 #include <memory>
 #include <string>
 
-#include "informers/api/result.h"
-#include "informers/api/value.h"
+#include "base/result.h"
+#include "api/value.h"
 #include "scheduler/framework/plugin.h"
 #include "scheduler/framework/registry.h"
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <limits>
 
-#include "informers/api/selector.h"
+#include "api/selector.h"
 
 namespace berth::plugins::default_preemption {
 

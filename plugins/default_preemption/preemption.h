@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "informers/api/types.h"
+#include "api/types.h"
 #include "scheduler/framework/handle.h"
 
 namespace berth::plugins::default_preemption {

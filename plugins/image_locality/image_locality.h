@@ -12,7 +12,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "informers/api/result.h"
+#include "base/result.h"
 #include "scheduler/framework/registry.h"
 
 namespace berth::plugins::image_locality {

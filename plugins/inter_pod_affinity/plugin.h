@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "informers/api/result.h"
-#include "informers/api/value.h"
+#include "base/result.h"
+#include "api/value.h"
 #include "scheduler/framework/handle.h"
 #include "scheduler/framework/plugin.h"
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "informers/api/selector.h"
+#include "api/selector.h"
 
 namespace berth::plugins::inter_pod_affinity {
 namespace {

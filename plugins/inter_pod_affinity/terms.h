@@ -22,8 +22,8 @@
 #include <string_view>
 #include <vector>
 
-#include "informers/api/store.h"
-#include "informers/api/types.h"
+#include "api/store.h"
+#include "api/types.h"
 
 namespace berth::plugins::inter_pod_affinity {
 

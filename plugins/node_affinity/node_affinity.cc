@@ -6,8 +6,8 @@
 #include <utility>
 #include <vector>
 
-#include "informers/api/decode.h"
-#include "informers/api/selector.h"
+#include "api/decode.h"
+#include "api/selector.h"
 #include "plugins/node_affinity/selector_terms.h"
 #include "scheduler/framework/args.h"
 

@@ -1,10 +1,11 @@
 #include "plugins/node_affinity/selector_terms.h"
+#include "base/strings.h"
 
 #include <charconv>
 #include <set>
 #include <string_view>
 
-#include "informers/api/selector.h"
+#include "api/selector.h"
 
 namespace berth::plugins::node_affinity {
 namespace {
@@ -80,14 +81,6 @@ std::string Invalid(const std::string& path, const std::string& value_repr,
   return out;
 }
 
-std::string Join(const std::vector<std::string>& parts, std::string_view sep) {
-  std::string out;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (i > 0) out += sep;
-    out += parts[i];
-  }
-  return out;
-}
 
 // ---- apimachinery's validation helpers ----
 

@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "informers/api/types.h"
+#include "api/types.h"
 
 namespace berth::plugins::node_affinity {
 

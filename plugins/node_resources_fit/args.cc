@@ -1,4 +1,5 @@
 #include "plugins/node_resources_fit/args.h"
+#include "base/strings.h"
 
 #include <algorithm>
 #include <regex>
@@ -68,7 +69,6 @@ std::vector<std::string> QualifiedNameErrors(const std::string& value) {
   return errs;
 }
 
-std::string Quote(const std::string& s) { return "\"" + s + "\""; }
 
 std::string Invalid(const std::string& path, const std::string& value, const std::string& detail) {
   return path + ": Invalid value: " + value + ": " + detail;

@@ -17,7 +17,7 @@
 
 #include <memory>
 
-#include "informers/api/result.h"
+#include "base/result.h"
 #include "scheduler/framework/registry.h"
 
 namespace berth::plugins::node_resources_fit {

@@ -1,6 +1,6 @@
 #include "plugins/node_unschedulable/node_unschedulable.h"
 
-#include "informers/api/selector.h"
+#include "api/selector.h"
 #include "scheduler/framework/args.h"
 
 namespace berth::plugins::node_unschedulable {

@@ -1,6 +1,6 @@
 #include "plugins/pod_topology_spread/common.h"
 
-#include "informers/api/selector.h"
+#include "api/selector.h"
 
 namespace berth::plugins::pod_topology_spread {
 

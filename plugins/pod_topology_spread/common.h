@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "informers/api/store.h"
-#include "informers/api/types.h"
+#include "api/store.h"
+#include "api/types.h"
 #include "scheduler/framework/pod_info.h"
 
 namespace berth::plugins::pod_topology_spread {

@@ -1,11 +1,12 @@
 #include "plugins/pod_topology_spread/pod_topology_spread.h"
+#include "base/strings.h"
 
 #include <string>
 #include <utility>
 #include <variant>
 #include <vector>
 
-#include "informers/api/decode.h"
+#include "api/decode.h"
 #include "plugins/pod_topology_spread/plugin.h"
 #include "scheduler/framework/args.h"
 
@@ -72,7 +73,6 @@ bool AnyMatches(const std::vector<Constraint>& cs, const api::Pod& pod) {
   return false;
 }
 
-std::string Quote(const std::string& s) { return "\"" + s + "\""; }
 
 }  // namespace
 

@@ -42,7 +42,7 @@
 
 #include <memory>
 
-#include "informers/api/result.h"
+#include "base/result.h"
 #include "scheduler/framework/plugin.h"
 #include "scheduler/framework/registry.h"
 

@@ -13,7 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "informers/api/types.h"
+#include "api/types.h"
 #include "scheduler/framework/node_info.h"
 
 namespace berth::plugins::pod_topology_spread {

@@ -14,7 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "informers/api/store.h"
+#include "api/store.h"
 #include "plugins/replicated_storage/ledger.h"
 #include "scheduler/framework/status.h"
 

@@ -1,4 +1,5 @@
 #include "plugins/replicated_storage/replicated_storage.h"
+#include "base/strings.h"
 
 #include <chrono>
 #include <map>
@@ -7,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "informers/api/quantity.h"
+#include "api/quantity.h"
 #include "plugins/replicated_storage/ledger.h"
 #include "plugins/replicated_storage/pod_claims.h"
 #include "scheduler/framework/args.h"
@@ -45,11 +46,6 @@ Status ClaimFails(const Claim& c, const std::string& what) {
 
 std::string Bytes(int64_t b) { return api::Quantity::FromValue(b).ToString(); }
 
-std::string JoinZones(const std::vector<std::string>& zones) {
-  std::string out;
-  for (const auto& z : zones) out += (out.empty() ? "" : ", ") + z;
-  return out;
-}
 
 // The seed's node checks: a storage node that is not offline.
 Status CheckNode(const api::Node& node) {
@@ -138,7 +134,7 @@ class ReplicatedStorage final : public framework::PreFilterPlugin,
     for (const Claim& c : pc->claims) {
       if (!InZones(node, c.zones)) {
         return ClaimFails(c, "node is not in a zone of ReplicatedStorageClass " + c.rsc + " (" +
-                                 JoinZones(c.zones) + ")");
+                                 Join(c.zones) + ")");
       }
       if (c.NeedsReplica() && !c.HasReplicaOn(name)) {
         return ClaimFails(c, "node has no diskful replica of volume " + c.pv + " (volumeAccess " +

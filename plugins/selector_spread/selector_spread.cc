@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "informers/api/selector.h"
+#include "api/selector.h"
 #include "scheduler/framework/args.h"
 #include "scheduler/framework/plugin.h"
 

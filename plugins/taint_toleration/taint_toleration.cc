@@ -1,6 +1,6 @@
 #include "plugins/taint_toleration/taint_toleration.h"
 
-#include "informers/api/selector.h"
+#include "api/selector.h"
 #include "scheduler/framework/args.h"
 
 namespace berth::plugins::taint_toleration {

@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "informers/api/result.h"
-#include "informers/api/store.h"
+#include "base/result.h"
+#include "api/store.h"
 #include "plugins/volume_binding/pv_util.h"
 
 namespace berth::plugins::volume_binding {

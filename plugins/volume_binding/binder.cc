@@ -1,4 +1,5 @@
 #include "plugins/volume_binding/binder.h"
+#include "base/strings.h"
 
 #include <algorithm>
 #include <set>
@@ -9,7 +10,6 @@ using framework::Status;
 
 namespace {
 
-std::string Quoted(const std::string& s) { return "\"" + s + "\""; }
 
 }  // namespace
 
@@ -126,9 +126,9 @@ Status VolumeBinder::FindPodVolumes(const PodVolumeClaims& claims, const api::No
     std::vector<PvcPtr> provisions;
     for (const PvcPtr& pvc : to_provision) {
       const std::string cls = ClaimClass(*pvc);
-      if (cls.empty()) return Status::Error("no class for claim " + Quoted(ClaimKey(*pvc)));
+      if (cls.empty()) return Status::Error("no class for claim " + Quote(ClaimKey(*pvc)));
       auto sc = handle_->objects().storage_classes.Get(cls);
-      if (sc == nullptr) return Status::Error("failed to find storage class " + Quoted(cls));
+      if (sc == nullptr) return Status::Error("failed to find storage class " + Quote(cls));
       if (sc->provisioner.empty() || sc->provisioner == kNotSupportedProvisioner ||
           !MatchTopology(sc->allowed_topologies, labels)) {
         unbound_satisfied = false;
@@ -264,34 +264,34 @@ Result<bool> VolumeBinder::CheckBindings(const api::Pod& pod, const std::string&
                                          std::string* waiting_for) const {
   // A pod deleted meanwhile cancels the binding.
   if (handle_->objects().pods.Get(pod.Key()) == nullptr) {
-    return Error{"pod does not exist any more: pods " + Quoted(pod.metadata.name) + " not found"};
+    return Error{"pod does not exist any more: pods " + Quote(pod.metadata.name) + " not found"};
   }
   auto affinity_error = [&](const api::PersistentVolume& pv) {
-    return Error{"pv " + Quoted(pv.metadata.name) + " node affinity doesn't match node " +
-                 Quoted(node) + ": no matching NodeSelectorTerms"};
+    return Error{"pv " + Quote(pv.metadata.name) + " node affinity doesn't match node " +
+                 Quote(node) + ": no matching NodeSelectorTerms"};
   };
   for (size_t i = 0; i < volumes.static_bindings.size(); ++i) {
     const BindingInfo& b = volumes.static_bindings[i];
     PvPtr pv = pv_cache_.GetApi(b.pv->metadata.name);
     if (pv == nullptr) {
-      return Error{"failed to check binding: persistentvolume " + Quoted(b.pv->metadata.name) +
+      return Error{"failed to check binding: persistentvolume " + Quote(b.pv->metadata.name) +
                    " not found"};
     }
     PvcPtr pvc = pvc_cache_.GetApi(ClaimKey(*b.pvc));
     if (pvc == nullptr) {
-      return Error{"failed to check binding: persistentvolumeclaim " + Quoted(ClaimKey(*b.pvc)) +
+      return Error{"failed to check binding: persistentvolumeclaim " + Quote(ClaimKey(*b.pvc)) +
                    " not found"};
     }
     if (ResourceVersionOf(pv->metadata.resource_version) < pv_versions[i]) {
-      *waiting_for = "PersistentVolume " + Quoted(pv->metadata.name) + " to be updated";
+      *waiting_for = "PersistentVolume " + Quote(pv->metadata.name) + " to be updated";
       return false;
     }
     if (!CheckNodeAffinity(*pv, node_labels)) return affinity_error(*pv);
     if (!pv->spec.claim_ref || pv->spec.claim_ref->uid.empty()) {
-      return Error{"ClaimRef got reset for pv " + Quoted(pv->metadata.name)};
+      return Error{"ClaimRef got reset for pv " + Quote(pv->metadata.name)};
     }
     if (!IsFullyBound(*pvc)) {
-      *waiting_for = "PersistentVolumeClaim " + Quoted(ClaimKey(*pvc)) + " to be bound";
+      *waiting_for = "PersistentVolumeClaim " + Quote(ClaimKey(*pvc)) + " to be bound";
       return false;
     }
   }
@@ -299,32 +299,32 @@ Result<bool> VolumeBinder::CheckBindings(const api::Pod& pod, const std::string&
     const std::string key = ClaimKey(*volumes.dynamic_provisions[i]);
     PvcPtr pvc = pvc_cache_.GetApi(key);
     if (pvc == nullptr) {
-      return Error{"failed to check provisioning pvc: persistentvolumeclaim " + Quoted(key) +
+      return Error{"failed to check provisioning pvc: persistentvolumeclaim " + Quote(key) +
                    " not found"};
     }
     if (ResourceVersionOf(pvc->metadata.resource_version) < pvc_versions[i]) {
-      *waiting_for = "PersistentVolumeClaim " + Quoted(key) + " to be updated";
+      *waiting_for = "PersistentVolumeClaim " + Quote(key) + " to be updated";
       return false;
     }
     if (pvc->metadata.annotations.empty()) {
-      return Error{"selectedNode annotation reset for PVC " + Quoted(pvc->metadata.name)};
+      return Error{"selectedNode annotation reset for PVC " + Quote(pvc->metadata.name)};
     }
     auto it = pvc->metadata.annotations.find(kAnnSelectedNode);
     if (it == pvc->metadata.annotations.end() || it->second != node) {
       // The provisioner removes the annotation when provisioning fails, to have us retry.
-      return Error{"provisioning failed for PVC " + Quoted(pvc->metadata.name)};
+      return Error{"provisioning failed for PVC " + Quote(pvc->metadata.name)};
     }
     if (!pvc->spec.volume_name.empty()) {
       PvPtr pv = pv_cache_.GetApi(pvc->spec.volume_name);
       if (pv == nullptr) {
         // Not seen yet; a deleted PV unbinds the claim eventually.
-        *waiting_for = "PersistentVolume " + Quoted(pvc->spec.volume_name) + " to appear";
+        *waiting_for = "PersistentVolume " + Quote(pvc->spec.volume_name) + " to appear";
         return false;
       }
       if (!CheckNodeAffinity(*pv, node_labels)) return affinity_error(*pv);
     }
     if (!IsFullyBound(*pvc)) {
-      *waiting_for = "PersistentVolumeClaim " + Quoted(key) + " to be bound";
+      *waiting_for = "PersistentVolumeClaim " + Quote(key) + " to be bound";
       return false;
     }
   }

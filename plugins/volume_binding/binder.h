@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "informers/api/store.h"
+#include "api/store.h"
 #include "plugins/volume_binding/assume_cache.h"
 #include "scheduler/framework/handle.h"
 #include "scheduler/framework/status.h"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
-#include "informers/api/selector.h"
+#include "api/selector.h"
 
 namespace berth::plugins::volume_binding {
 

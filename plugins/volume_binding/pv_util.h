@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "informers/api/types.h"
+#include "api/types.h"
 
 namespace berth::plugins::volume_binding {
 

@@ -15,8 +15,8 @@
 #include <string_view>
 #include <vector>
 
-#include "informers/api/result.h"
-#include "informers/api/value.h"
+#include "base/result.h"
+#include "api/value.h"
 
 namespace berth::framework {
 

@@ -22,8 +22,8 @@
 #include <string>
 #include <vector>
 
-#include "informers/api/result.h"
-#include "informers/api/types.h"
+#include "base/result.h"
+#include "api/types.h"
 #include "scheduler/framework/node_info.h"
 
 namespace berth::framework {

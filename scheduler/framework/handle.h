@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "informers/api/store.h"
-#include "informers/api/types.h"
+#include "api/store.h"
+#include "api/types.h"
 #include "scheduler/framework/clock.h"
 #include "scheduler/framework/cycle_state.h"
 #include "scheduler/framework/node_info.h"

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "informers/api/types.h"
+#include "api/types.h"
 #include "scheduler/framework/pod_info.h"
 #include "scheduler/framework/resource.h"
 

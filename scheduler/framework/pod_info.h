@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "informers/api/types.h"
+#include "api/types.h"
 #include "scheduler/framework/resource.h"
 
 namespace berth::framework {

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "informers/api/types.h"
+#include "api/types.h"
 
 namespace berth::framework {
 

@@ -12,7 +12,7 @@
 #include <variant>
 #include <vector>
 
-#include "informers/api/types.h"
+#include "api/types.h"
 #include "scheduler/framework/clock.h"
 #include "scheduler/framework/pod_info.h"
 #include "scheduler/framework/status.h"

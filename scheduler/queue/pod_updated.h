@@ -3,7 +3,7 @@
 // that may make it schedulable — its spec, labels, annotations, owners or deletion timestamp.
 // Status, resourceVersion and generation are ignored. Pure; any thread.
 
-#include "informers/api/types.h"
+#include "api/types.h"
 
 namespace berth::queue {
 

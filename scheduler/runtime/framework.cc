@@ -1,4 +1,5 @@
 #include "scheduler/runtime/framework.h"
+#include "base/strings.h"
 
 #include <algorithm>
 #include <bit>
@@ -34,24 +35,6 @@ std::string InterfaceName(std::string_view point) {
   return s + "Plugin";
 }
 
-std::string JoinNames(const std::vector<std::string>& names) {
-  std::string out;
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (i > 0) out += ", ";
-    out += names[i];
-  }
-  return out;
-}
-
-// Go's %v of a []string: "[a b c]".
-std::string GoList(const std::vector<std::string>& names) {
-  std::string out = "[";
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (i > 0) out += " ";
-    out += names[i];
-  }
-  return out + "]";
-}
 
 template <typename T>
 void Append(std::vector<const T*>& v, const framework::Plugin* p) {
@@ -78,7 +61,7 @@ Result<std::unique_ptr<Framework>> Framework::Create(const config::Profile& prof
     const framework::PluginFactory* factory = registry.Find(name);
     if (factory == nullptr) {
       return Error{where + ": unknown plugin \"" + name +
-                   "\"; known plugins: " + JoinNames(registry.Names())};
+                   "\"; known plugins: " + Join(registry.Names())};
     }
     framework::PluginContext ctx;
     ctx.handle = f.get();
@@ -112,7 +95,7 @@ Result<std::unique_ptr<Framework>> Framework::Create(const config::Profile& prof
   for (const auto& pc : profile.plugin_config) {
     if (!f->plugins_.count(pc.name) && registry.Find(pc.name) == nullptr) {
       return Error{pc.path + ": unknown plugin \"" + pc.name +
-                   "\"; known plugins: " + JoinNames(registry.Names())};
+                   "\"; known plugins: " + Join(registry.Names())};
     }
   }
 

@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "config/types.h"
-#include "informers/api/result.h"
-#include "informers/api/store.h"
+#include "base/result.h"
+#include "api/store.h"
 #include "scheduler/framework/handle.h"
 #include "scheduler/framework/plugin.h"
 #include "scheduler/framework/registry.h"

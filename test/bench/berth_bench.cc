@@ -12,9 +12,9 @@
 #include <string>
 
 #include "config/load.h"
-#include "informers/api/json/parse.h"
+#include "api/json/parse.h"
 #include "plugins/registry.h"
-#include "simulate/simulator.h"
+#include "cmd/berth/app/simulate/simulator.h"
 #include "test/bench/workloads.h"
 
 namespace {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "informers/api/result.h"
-#include "simulate/cluster_file.h"
+#include "base/result.h"
+#include "cmd/berth/app/simulate/cluster_file.h"
 
 namespace berth::bench {
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "informers/api/json/parse.h"
+#include "api/json/parse.h"
 
 namespace berth::config {
 namespace {

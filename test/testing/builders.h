@@ -12,8 +12,8 @@
 #include <string>
 #include <utility>
 
-#include "informers/api/quantity.h"
-#include "informers/api/types.h"
+#include "api/quantity.h"
+#include "api/types.h"
 #include "scheduler/framework/node_info.h"
 #include "scheduler/framework/pod_info.h"
 

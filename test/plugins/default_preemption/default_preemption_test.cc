@@ -5,7 +5,7 @@
 
 #include <limits>
 
-#include "informers/api/json/parse.h"
+#include "api/json/parse.h"
 #include "test/plugins/default_preemption/test_env.h"
 #include "test/testing/fake_handle.h"
 

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "informers/api/value.h"
+#include "api/value.h"
 #include "plugins/pod_topology_spread/pod_topology_spread.h"
 #include "test/testing/builders.h"
 #include "test/testing/fake_handle.h"

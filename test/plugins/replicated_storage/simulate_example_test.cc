@@ -1,4 +1,4 @@
-// `berth simulate` on examples/replicated-storage: the cluster file carries the
+// `berth simulate` on docs/examples/replicated-storage: the cluster file carries the
 // storage.deckhouse.io objects, and the placements are the ones its header comment promises.
 
 #include <gtest/gtest.h>
@@ -7,9 +7,9 @@
 #include <string>
 
 #include "config/load.h"
-#include "informers/api/json/parse.h"
+#include "api/json/parse.h"
 #include "plugins/registry.h"
-#include "simulate/simulator.h"
+#include "cmd/berth/app/simulate/simulator.h"
 
 namespace berth::plugins::replicated_storage {
 namespace {
@@ -19,7 +19,7 @@ struct Outcome {
 };
 
 TEST(ReplicatedStorageExampleTest, PlacesPodsWhereTheSeedsRulesAllow) {
-  const std::string dir = std::string(BERTH_SOURCE_DIR) + "/examples/replicated-storage/";
+  const std::string dir = std::string(BERTH_SOURCE_DIR) + "/docs/examples/replicated-storage/";
   auto registry = plugins::NewInTreeRegistry();
   auto cluster = simulate::LoadClusterFile(dir + "cluster.yaml");
   ASSERT_TRUE(cluster.ok()) << cluster.error();

@@ -1,0 +1,189 @@
+// Node, Namespace, Service and PodGroup decoding, and DecodeObject's dispatch on `kind`.
+
+#include "api/decode.h"
+#include "api/decode_internal.h"
+
+namespace berth::api {
+namespace {
+
+using internal::ObjectReader;
+using internal::PathError;
+
+Ok DecodeMeta(const ObjectReader& root, ObjectMeta* out) {
+  auto meta = root.Child("metadata");
+  BERTH_DECODE_TRY(meta);
+  return internal::DecodeObjectMeta(*meta, out);
+}
+
+Ok DecodeTaint(const ObjectReader& in, Taint* out) {
+  BERTH_DECODE_TRY(in.String("key", &out->key));
+  if (out->key.empty()) return PathError(in.PathOf("key"), "key is required");
+  BERTH_DECODE_TRY(in.String("value", &out->value));
+  if (in.Get("effect") == nullptr) return PathError(in.PathOf("effect"), "effect is required");
+  return in.Enum("effect", {"NoSchedule", "PreferNoSchedule", "NoExecute"}, &out->effect);
+}
+
+Ok DecodeNodeCondition(const ObjectReader& in, NodeCondition* out) {
+  BERTH_DECODE_TRY(in.String("type", &out->type));
+  BERTH_DECODE_TRY(in.String("status", &out->status));
+  BERTH_DECODE_TRY(in.String("reason", &out->reason));
+  return in.String("message", &out->message);
+}
+
+Ok DecodeContainerImage(const ObjectReader& in, ContainerImage* out) {
+  BERTH_DECODE_TRY(in.Strings("names", &out->names));
+  return in.Int64("sizeBytes", &out->size_bytes);
+}
+
+Ok DecodeNodeInto(const ObjectReader& root, Node* out) {
+  BERTH_DECODE_TRY(DecodeMeta(root, &out->metadata));
+  auto spec = root.Child("spec");
+  BERTH_DECODE_TRY(spec);
+  BERTH_DECODE_TRY(spec->Bool("unschedulable", &out->spec.unschedulable));
+  BERTH_DECODE_TRY(spec->List("taints", &out->spec.taints, DecodeTaint));
+  auto status = root.Child("status");
+  BERTH_DECODE_TRY(status);
+  BERTH_DECODE_TRY(status->Resources("capacity", &out->status.capacity));
+  BERTH_DECODE_TRY(status->Resources("allocatable", &out->status.allocatable));
+  BERTH_DECODE_TRY(status->List("conditions", &out->status.conditions, DecodeNodeCondition));
+  return status->List("images", &out->status.images, DecodeContainerImage);
+}
+
+Ok DecodeNamespaceInto(const ObjectReader& root, Namespace* out) {
+  return DecodeMeta(root, &out->metadata);
+}
+
+Ok DecodeServiceInto(const ObjectReader& root, Service* out) {
+  BERTH_DECODE_TRY(DecodeMeta(root, &out->metadata));
+  auto spec = root.Child("spec");
+  BERTH_DECODE_TRY(spec);
+  BERTH_DECODE_TRY(spec->StringMap("selector", &out->selector));
+  BERTH_DECODE_TRY(spec->String("type", &out->type));
+  return spec->String("clusterIP", &out->cluster_ip);
+}
+
+Ok DecodePodGroupInto(const ObjectReader& root, PodGroup* out) {
+  BERTH_DECODE_TRY(DecodeMeta(root, &out->metadata));
+  auto spec = root.Child("spec");
+  BERTH_DECODE_TRY(spec);
+  BERTH_DECODE_TRY(spec->Int32("minMember", &out->spec.min_member));
+  if (out->spec.min_member < 0) {
+    return PathError(spec->PathOf("minMember"), "must be greater than or equal to 0");
+  }
+  BERTH_DECODE_TRY(spec->Resources("minResources", &out->spec.min_resources));
+  BERTH_DECODE_TRY(spec->OptInt32("scheduleTimeoutSeconds", &out->spec.schedule_timeout_seconds));
+  if (out->spec.schedule_timeout_seconds.has_value() && *out->spec.schedule_timeout_seconds < 0) {
+    return PathError(spec->PathOf("scheduleTimeoutSeconds"), "must be greater than or equal to 0");
+  }
+  auto status = root.Child("status");
+  BERTH_DECODE_TRY(status);
+  BERTH_DECODE_TRY(status->String("phase", &out->status.phase));
+  BERTH_DECODE_TRY(status->String("occupiedBy", &out->status.occupied_by));
+  BERTH_DECODE_TRY(status->Int32("running", &out->status.running));
+  BERTH_DECODE_TRY(status->Int32("succeeded", &out->status.succeeded));
+  BERTH_DECODE_TRY(status->Int32("failed", &out->status.failed));
+  return status->Timestamp("scheduleStartTime", &out->status.schedule_start_time);
+}
+
+Ok DecodePodDisruptionBudgetInto(const ObjectReader& root, PodDisruptionBudget* out) {
+  BERTH_DECODE_TRY(DecodeMeta(root, &out->metadata));
+  auto spec = root.Child("spec");
+  BERTH_DECODE_TRY(spec);
+  BERTH_DECODE_TRY(internal::DecodeOptLabelSelector(*spec, "selector", &out->selector));
+  auto status = root.Child("status");
+  BERTH_DECODE_TRY(status);
+  BERTH_DECODE_TRY(status->Int32("disruptionsAllowed", &out->disruptions_allowed));
+  if (const Value* disrupted = status->Get("disruptedPods")) {
+    if (!disrupted->IsObject()) {
+      return internal::TypeError(status->PathOf("disruptedPods"), "object", *disrupted);
+    }
+    for (const auto& [name, when] : disrupted->AsObject()) out->disrupted_pods.push_back(name);
+  }
+  return Ok();
+}
+
+std::string StringField(const Value* obj, std::string_view key) {
+  const Value* f = obj == nullptr ? nullptr : obj->Find(key);
+  return f != nullptr && f->IsString() ? f->AsString() : "";
+}
+
+// "scheduling.x-k8s.io/v1alpha1" -> "scheduling.x-k8s.io"; "v1" -> "".
+std::string ApiGroup(const std::string& api_version) {
+  size_t slash = api_version.find('/');
+  return slash == std::string::npos ? "" : api_version.substr(0, slash);
+}
+
+template <typename T>
+Result<Object> Wrap(Result<T> r, const Value& v) {
+  if (!r.ok()) return Error{DescribeObject(v) + ": " + r.error()};
+  return Object(std::move(*r));
+}
+
+}  // namespace
+
+Result<Node> DecodeNode(const Value& v) { return internal::DecodeRoot<Node>(v, DecodeNodeInto); }
+
+Result<Namespace> DecodeNamespace(const Value& v) {
+  return internal::DecodeRoot<Namespace>(v, DecodeNamespaceInto);
+}
+
+Result<Service> DecodeService(const Value& v) {
+  return internal::DecodeRoot<Service>(v, DecodeServiceInto);
+}
+
+Result<PodGroup> DecodePodGroup(const Value& v) {
+  return internal::DecodeRoot<PodGroup>(v, DecodePodGroupInto);
+}
+
+Result<PodDisruptionBudget> DecodePodDisruptionBudget(const Value& v) {
+  return internal::DecodeRoot<PodDisruptionBudget>(v, DecodePodDisruptionBudgetInto);
+}
+
+std::string DescribeObject(const Value& v) {
+  std::string kind = StringField(&v, "kind");
+  if (kind.empty()) kind = "object";
+  const Value* meta = v.Find("metadata");
+  std::string name = StringField(meta, "name");
+  std::string ns = StringField(meta, "namespace");
+  if (name.empty()) return kind + " <unnamed>";
+  return kind + " " + (ns.empty() ? name : ns + "/" + name);
+}
+
+Result<Object> DecodeObject(const Value& v) {
+  if (!v.IsObject()) {
+    return Error{"expected a Kubernetes object, got " + std::string(v.TypeName())};
+  }
+  const Value* kind_value = v.Find("kind");
+  if (kind_value == nullptr || kind_value->IsNull()) {
+    return Error{DescribeObject(v) + ": kind: kind is required"};
+  }
+  if (!kind_value->IsString()) {
+    return Error{DescribeObject(v) + ": kind: expected string, got " +
+                 std::string(kind_value->TypeName())};
+  }
+  const std::string& kind = kind_value->AsString();
+  if (kind == "Pod") return Wrap(DecodePod(v), v);
+  if (kind == "Node") return Wrap(DecodeNode(v), v);
+  if (kind == "Namespace") return Wrap(DecodeNamespace(v), v);
+  if (kind == "PersistentVolumeClaim") return Wrap(DecodePersistentVolumeClaim(v), v);
+  if (kind == "PersistentVolume") return Wrap(DecodePersistentVolume(v), v);
+  if (kind == "StorageClass") return Wrap(DecodeStorageClass(v), v);
+  if (kind == "CSINode") return Wrap(DecodeCSINode(v), v);
+  if (kind == "Service") return Wrap(DecodeService(v), v);
+  std::string api_version = StringField(&v, "apiVersion");
+  if (kind == "PodDisruptionBudget") {
+    if (ApiGroup(api_version) == "policy") return Wrap(DecodePodDisruptionBudget(v), v);
+    return Error{"unsupported kind \"PodDisruptionBudget\" in apiVersion \"" + api_version +
+                 "\" (want policy/v1)",
+                 ErrorCode::kNotFound};
+  }
+  if (kind == "PodGroup") {
+    if (ApiGroup(api_version) == "scheduling.x-k8s.io") return Wrap(DecodePodGroup(v), v);
+    return Error{"unsupported kind \"PodGroup\" in apiVersion \"" + api_version +
+                 "\" (want group scheduling.x-k8s.io)",
+                 ErrorCode::kNotFound};
+  }
+  return Error{"unsupported kind \"" + kind + "\"", ErrorCode::kNotFound};
+}
+
+}  // namespace berth::api

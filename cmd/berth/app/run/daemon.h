@@ -1,0 +1,62 @@
+#pragma once
+// Daemon: `berth run` — the scheduler against a real API server. Wires the kube client,
+// informers (feeding the scheduler's event handlers and the object stores), leader election,
+// the scheduling thread, the binding workers, the writers, and the periodic queue flushes.
+//
+//   scheduling thread: waits for leadership, then ScheduleOne(block) until shutdown
+//   timer thread:      Permit timeouts (100 ms), backoffQ flush (1 s), leftover flush (30 s)
+//   informer threads:  one per kind (informers/)
+//   binding workers:   scheduler/binder ThreadPoolExecutor
+//   writer threads:    events and pod conditions (writers/)
+//
+// Shutdown (SIGTERM/SIGINT → RequestShutdown): stop scheduling, reject waiting pods, drain the
+// binding workers and writers, stop informers, release the lease.
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "config/types.h"
+#include "base/result.h"
+#include "informers/client/config.h"
+#include "cmd/berth/app/serving/http_server.h"
+#include "scheduler/framework/extender.h"
+#include "scheduler/framework/registry.h"
+
+namespace berth::run {
+
+struct DaemonOptions {
+  config::SchedulerConfiguration config;
+  client::ClientConfig client;
+  // Namespace of the leader-election lease when the config leaves it empty (the namespace berth
+  // runs in).
+  std::string pod_namespace = "default";
+  // How long to wait for the informers' first lists before giving up.
+  std::chrono::seconds cache_sync_timeout{120};
+  // /healthz, /livez, /readyz, /metrics, /configz (HTTPS on 10259 by default).
+  HttpServerOptions http;
+  // The configured scheduler extenders, in call order (extenders::BuildExtenders).
+  std::vector<std::shared_ptr<framework::Extender>> extenders;
+};
+
+class Daemon {
+ public:
+  Daemon(DaemonOptions options, const framework::Registry& registry);
+  ~Daemon();
+
+  // Runs until RequestShutdown or a fatal error (lost leadership, caches never synced, invalid
+  // profile). Returns the process exit code: 0 after a requested shutdown, 1 on failure.
+  int Run();
+  // Thread-safe; may be called from a signal-watching thread.
+  void RequestShutdown();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace berth::run

@@ -1,0 +1,492 @@
+#include "cmd/berth/app/serving/http_server.h"
+
+#include <openssl/bn.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+#include <pthread.h>
+
+#include <atomic>
+#include <boost/asio.hpp>
+#include <boost/asio/ssl.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
+#include <chrono>
+#include <exception>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <string_view>
+#include <thread>
+#include <type_traits>
+#include <unordered_set>
+#include <utility>
+
+#include "base/log.h"
+
+namespace berth::run {
+namespace {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace net = boost::asio;
+namespace ssl = net::ssl;
+using tcp = net::ip::tcp;
+
+constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
+constexpr auto kIdleTimeout = std::chrono::seconds(60);
+constexpr size_t kMaxRequestBody = 16 * 1024;
+
+// ---- Addresses ----
+
+Result<tcp::endpoint> ParseListenAddress(const std::string& address) {
+  auto invalid = [&](const std::string& why) {
+    return Error{"invalid address \"" + address + "\": " + why};
+  };
+  std::string host, port;
+  if (!address.empty() && address[0] == '[') {
+    size_t close = address.find(']');
+    if (close == std::string::npos || close + 1 >= address.size() || address[close + 1] != ':') {
+      return invalid("want [host]:port");
+    }
+    host = address.substr(1, close - 1);
+    port = address.substr(close + 2);
+  } else {
+    size_t colon = address.rfind(':');
+    if (colon == std::string::npos) return invalid("want host:port");
+    host = address.substr(0, colon);
+    port = address.substr(colon + 1);
+    if (host.find(':') != std::string::npos) return invalid("IPv6 hosts go in brackets");
+  }
+  int port_num = -1;
+  if (!port.empty() && port.size() <= 5 &&
+      port.find_first_not_of("0123456789") == std::string::npos) {
+    port_num = std::stoi(port);
+  }
+  if (port_num < 0 || port_num > 65535) return invalid("port must be 0..65535");
+  if (host.empty()) return tcp::endpoint(net::ip::address_v4::any(), port_num);
+  boost::system::error_code ec;
+  auto ip = net::ip::make_address(host, ec);
+  if (!ec) return tcp::endpoint(ip, port_num);
+  net::io_context ioc;
+  tcp::resolver resolver(ioc);
+  auto results = resolver.resolve(host, port, ec);
+  if (ec || results.empty()) return invalid(ec ? ec.message() : "no addresses");
+  return results.begin()->endpoint();
+}
+
+// ---- TLS ----
+
+std::string OpenSslError() {
+  unsigned long code = ERR_get_error();  // NOLINT(runtime/int): OpenSSL's type
+  ERR_clear_error();
+  if (code == 0) return "unknown OpenSSL error";
+  char buf[256];
+  ERR_error_string_n(code, buf, sizeof(buf));
+  return buf;
+}
+
+template <typename T, void (*Free)(T*)>
+struct OsslDeleter {
+  void operator()(T* p) const { Free(p); }
+};
+using PkeyPtr = std::unique_ptr<EVP_PKEY, OsslDeleter<EVP_PKEY, EVP_PKEY_free>>;
+using X509Ptr = std::unique_ptr<X509, OsslDeleter<X509, X509_free>>;
+using PkeyCtxPtr = std::unique_ptr<EVP_PKEY_CTX, OsslDeleter<EVP_PKEY_CTX, EVP_PKEY_CTX_free>>;
+using BioPtr = std::unique_ptr<BIO, OsslDeleter<BIO, BIO_free_all>>;
+using BnPtr = std::unique_ptr<BIGNUM, OsslDeleter<BIGNUM, BN_free>>;
+
+struct SelfSigned {
+  PkeyPtr key;
+  X509Ptr cert;
+};
+
+Result<SelfSigned> GenerateSelfSigned() {
+  auto fail = [](const char* step) {
+    return Error{std::string("self-signed certificate: ") + step + ": " + OpenSslError()};
+  };
+  SelfSigned out;
+  PkeyCtxPtr kctx(EVP_PKEY_CTX_new_id(EVP_PKEY_EC, nullptr));
+  EVP_PKEY* raw_key = nullptr;
+  if (!kctx || EVP_PKEY_keygen_init(kctx.get()) <= 0 ||
+      EVP_PKEY_CTX_set_ec_paramgen_curve_nid(kctx.get(), NID_X9_62_prime256v1) <= 0 ||
+      EVP_PKEY_keygen(kctx.get(), &raw_key) <= 0) {
+    return fail("generate P-256 key");
+  }
+  out.key.reset(raw_key);
+
+  out.cert.reset(X509_new());
+  X509* x = out.cert.get();
+  if (!x || X509_set_version(x, 2) != 1) return fail("new X509");  // 2 = v3
+  BnPtr serial(BN_new());
+  if (!serial || BN_rand(serial.get(), 63, BN_RAND_TOP_ANY, BN_RAND_BOTTOM_ANY) != 1 ||
+      !BN_to_ASN1_INTEGER(serial.get(), X509_get_serialNumber(x))) {
+    return fail("serial number");
+  }
+  // Back-dated an hour for clock skew, like client-go's GenerateSelfSignedCertKey.
+  if (!X509_gmtime_adj(X509_getm_notBefore(x), -3600) ||
+      !X509_gmtime_adj(X509_getm_notAfter(x), 365L * 24 * 3600)) {
+    return fail("validity");
+  }
+  X509_NAME* name = X509_get_subject_name(x);
+  if (X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,
+                                 reinterpret_cast<const unsigned char*>("berth-scheduler"), -1, -1,
+                                 0) != 1 ||
+      X509_set_issuer_name(x, name) != 1 || X509_set_pubkey(x, out.key.get()) != 1) {
+    return fail("subject");
+  }
+  X509V3_CTX v3;
+  X509V3_set_ctx_nodb(&v3);
+  X509V3_set_ctx(&v3, x, x, nullptr, nullptr, 0);
+  const std::pair<int, const char*> extensions[] = {
+      {NID_basic_constraints, "critical,CA:FALSE"},
+      {NID_key_usage, "critical,digitalSignature,keyEncipherment"},
+      {NID_ext_key_usage, "serverAuth"},
+      {NID_subject_alt_name, "DNS:localhost,IP:127.0.0.1,IP:::1"},
+  };
+  for (const auto& [nid, value] : extensions) {
+    X509_EXTENSION* ext = X509V3_EXT_conf_nid(nullptr, &v3, nid, value);
+    if (!ext) return fail("extension");
+    int ok = X509_add_ext(x, ext, -1);
+    X509_EXTENSION_free(ext);
+    if (ok != 1) return fail("extension");
+  }
+  if (X509_sign(x, out.key.get(), EVP_sha256()) <= 0) return fail("sign");
+  return out;
+}
+
+Result<std::string> CertificatePem(X509* cert) {
+  BioPtr bio(BIO_new(BIO_s_mem()));
+  if (!bio || PEM_write_bio_X509(bio.get(), cert) != 1) {
+    return Error{"self-signed certificate: PEM: " + OpenSslError()};
+  }
+  char* data = nullptr;
+  long len = BIO_get_mem_data(bio.get(), &data);  // NOLINT(runtime/int)
+  return std::string(data, static_cast<size_t>(len));
+}
+
+// Configures `ctx` and returns the serving certificate's PEM.
+Result<std::string> SetUpTls(ssl::context& ctx, const HttpServerOptions& opts) {
+  ctx.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
+                  ssl::context::no_sslv3 | ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1 |
+                  ssl::context::single_dh_use);
+  if (opts.cert_file.empty() != opts.key_file.empty()) {
+    return Error{"cert_file and key_file must be given together"};
+  }
+  if (!opts.cert_file.empty()) {
+    boost::system::error_code ec;
+    ctx.use_certificate_chain_file(opts.cert_file, ec);
+    if (ec) return Error{"TLS certificate " + opts.cert_file + ": " + ec.message()};
+    ctx.use_private_key_file(opts.key_file, ssl::context::pem, ec);
+    if (ec) return Error{"TLS key " + opts.key_file + ": " + ec.message()};
+    if (SSL_CTX_check_private_key(ctx.native_handle()) != 1) {
+      return Error{"TLS key " + opts.key_file + ": does not match the certificate"};
+    }
+    std::ifstream in(opts.cert_file);
+    std::stringstream pem;
+    pem << in.rdbuf();
+    return pem.str();
+  }
+  auto generated = GenerateSelfSigned();
+  if (!generated.ok()) return Error{generated.error()};
+  if (SSL_CTX_use_certificate(ctx.native_handle(), generated->cert.get()) != 1 ||
+      SSL_CTX_use_PrivateKey(ctx.native_handle(), generated->key.get()) != 1) {
+    return Error{"self-signed certificate: install: " + OpenSslError()};
+  }
+  return CertificatePem(generated->cert.get());
+}
+
+// ---- Routing ----
+
+struct Reply {
+  http::status status = http::status::ok;
+  std::string content_type = "text/plain; charset=utf-8";
+  std::string body;
+};
+
+Reply Checks(const std::function<std::vector<std::string>()>& check, std::string_view name) {
+  std::vector<std::string> reasons;
+  if (check) reasons = check();
+  if (reasons.empty()) return Reply{http::status::ok, "text/plain; charset=utf-8", "ok"};
+  Reply r{http::status::internal_server_error, "text/plain; charset=utf-8", ""};
+  for (const auto& reason : reasons) r.body += reason + "\n";
+  r.body += std::string(name) + " check failed\n";
+  return r;
+}
+
+Reply Route(http::verb method, std::string_view target, const HttpHandlers& h,
+            const std::string& body) {
+  if (h.routes) {
+    std::string_view route_path = target.substr(0, target.find('?'));
+    try {
+      auto sv = http::to_string(method);
+      if (auto r = h.routes(std::string_view(sv.data(), sv.size()), route_path, body)) {
+        return Reply{static_cast<http::status>(r->status), std::move(r->content_type),
+                     std::move(r->body)};
+      }
+    } catch (const std::exception& e) {
+      BERTH_ERROR() << "http " << route_path << ": " << e.what();
+      return Reply{http::status::internal_server_error, "text/plain; charset=utf-8",
+                   std::string("internal error: ") + e.what() + "\n"};
+    }
+  }
+  if (method != http::verb::get && method != http::verb::head) {
+    return Reply{http::status::method_not_allowed, "text/plain; charset=utf-8",
+                 "method not allowed\n"};
+  }
+  std::string_view path = target.substr(0, target.find('?'));
+  try {
+    if (path == "/healthz") return Checks(h.liveness, "healthz");
+    if (path == "/livez") return Checks(h.liveness, "livez");
+    if (path == "/readyz") return Checks(h.readiness, "readyz");
+    if (path == "/metrics" && h.metrics) {
+      return Reply{http::status::ok, "text/plain; version=0.0.4; charset=utf-8", h.metrics()};
+    }
+    if (path == "/configz" && h.configz) {
+      return Reply{http::status::ok, "application/json", h.configz()};
+    }
+  } catch (const std::exception& e) {
+    BERTH_ERROR() << "http " << path << ": " << e.what();
+    return Reply{http::status::internal_server_error, "text/plain; charset=utf-8",
+                 std::string("internal error: ") + e.what() + "\n"};
+  }
+  return Reply{http::status::not_found, "text/plain; charset=utf-8", "404 page not found\n"};
+}
+
+// ---- Connections ----
+
+class SessionBase {
+ public:
+  virtual ~SessionBase() = default;
+  // Closes the socket: pending operations complete with an error and are not re-armed.
+  virtual void Close() = 0;
+};
+
+// Open connections, so that Stop can close them. Touched only on the I/O thread (and after it
+// has been joined, when the io_context destroys the sessions it still holds).
+using LiveSessions = std::unordered_set<SessionBase*>;
+
+// One connection: plain (beast::tcp_stream) or TLS (beast::ssl_stream<beast::tcp_stream>).
+// Keeps itself alive through the shared_ptr captured by each pending operation.
+template <typename Stream>
+class Session : public SessionBase, public std::enable_shared_from_this<Session<Stream>> {
+ public:
+  static constexpr bool kTls = !std::is_same_v<Stream, beast::tcp_stream>;
+
+  Session(tcp::socket socket, ssl::context* tls, const HttpHandlers* handlers, LiveSessions* live,
+          size_t max_body = kMaxRequestBody)
+      : stream_(MakeStream(std::move(socket), tls)),
+        handlers_(handlers),
+        live_(live),
+        max_body_(max_body) {
+    live_->insert(this);
+  }
+  ~Session() override { live_->erase(this); }
+
+  void Close() override { beast::get_lowest_layer(stream_).close(); }
+
+  void Run() {
+    if constexpr (kTls) {
+      beast::get_lowest_layer(stream_).expires_after(kHandshakeTimeout);
+      stream_.async_handshake(ssl::stream_base::server,
+                              [self = this->shared_from_this()](beast::error_code ec) {
+                                if (!ec) self->Read();
+                              });
+    } else {
+      Read();
+    }
+  }
+
+ private:
+  static Stream MakeStream(tcp::socket socket, ssl::context* tls) {
+    if constexpr (kTls) {
+      return Stream(std::move(socket), *tls);
+    } else {
+      return Stream(std::move(socket));
+    }
+  }
+
+  void Read() {
+    parser_.emplace();
+    parser_->body_limit(max_body_);
+    beast::get_lowest_layer(stream_).expires_after(kIdleTimeout);
+    http::async_read(
+        stream_, buffer_, *parser_,
+        [self = this->shared_from_this()](beast::error_code ec, size_t) { self->OnRead(ec); });
+  }
+
+  void OnRead(beast::error_code ec) {
+    if (ec == http::error::end_of_stream) return Shutdown();
+    if (ec) return;  // timeout, reset or a malformed request: drop the connection
+    const auto& req = parser_->get();
+    auto target = req.target();
+    Reply reply =
+        Route(req.method(), std::string_view(target.data(), target.size()), *handlers_, req.body());
+    auto res = std::make_shared<http::response<http::string_body>>(reply.status, req.version());
+    res->set(http::field::server, "berth");
+    res->set(http::field::content_type, reply.content_type);
+    res->set("X-Content-Type-Options", "nosniff");
+    if (reply.status == http::status::method_not_allowed) res->set(http::field::allow, "GET, HEAD");
+    res->keep_alive(req.keep_alive());
+    const bool head = req.method() == http::verb::head;
+    res->body() = std::move(reply.body);
+    res->prepare_payload();
+    if (head) res->body().clear();  // keeps the GET Content-Length, as HEAD should
+    http::async_write(stream_, *res,
+                      [self = this->shared_from_this(), res](beast::error_code ec, size_t) {
+                        if (ec) return;
+                        if (res->keep_alive()) return self->Read();
+                        self->Shutdown();
+                      });
+  }
+
+  // Orderly end of the connection after the last response.
+  void Shutdown() {
+    if constexpr (kTls) {
+      beast::get_lowest_layer(stream_).expires_after(kHandshakeTimeout);
+      stream_.async_shutdown([self = this->shared_from_this()](beast::error_code) {});
+    } else {
+      beast::error_code ec;
+      stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+    }
+  }
+
+  Stream stream_;
+  const HttpHandlers* handlers_;
+  LiveSessions* live_;
+  size_t max_body_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+};
+
+using PlainSession = Session<beast::tcp_stream>;
+using TlsSession = Session<beast::ssl_stream<beast::tcp_stream>>;
+
+Result<std::unique_ptr<tcp::acceptor>> Listen(net::io_context& ioc, const std::string& address) {
+  auto endpoint = ParseListenAddress(address);
+  if (!endpoint.ok()) return Error{endpoint.error()};
+  auto acceptor = std::make_unique<tcp::acceptor>(ioc);
+  boost::system::error_code ec;
+  auto fail = [&] { return Error{"listen on " + address + ": " + ec.message()}; };
+  if (acceptor->open(endpoint->protocol(), ec)) return fail();
+  if (acceptor->set_option(net::socket_base::reuse_address(true), ec)) return fail();
+  if (acceptor->bind(*endpoint, ec)) return fail();
+  if (acceptor->listen(net::socket_base::max_listen_connections, ec)) return fail();
+  return acceptor;
+}
+
+}  // namespace
+
+// Member order matters for destruction: the acceptors and the io_context (which destroys pending
+// sessions) go before the TLS context, the handlers and the session set the sessions point at.
+struct HttpServer::Impl {
+  HttpHandlers handlers;
+  ssl::context tls{ssl::context::tls_server};
+  std::string certificate_pem;
+  LiveSessions live;
+  net::io_context ioc{1};
+  std::unique_ptr<tcp::acceptor> secure;
+  std::unique_ptr<tcp::acceptor> plain;
+  int secure_port = 0;
+  int plain_port = 0;
+  size_t max_body = kMaxRequestBody;
+  std::thread thread;
+  std::atomic<bool> stopped{false};
+
+  void AcceptTls() {
+    secure->async_accept(ioc, [this](beast::error_code ec, tcp::socket socket) {
+      if (ec == net::error::operation_aborted) return;
+      if (!ec) {
+        std::make_shared<TlsSession>(std::move(socket), &tls, &handlers, &live, max_body)->Run();
+      }
+      AcceptTls();
+    });
+  }
+  void AcceptPlain() {
+    plain->async_accept(ioc, [this](beast::error_code ec, tcp::socket socket) {
+      if (ec == net::error::operation_aborted) return;
+      if (!ec) {
+        std::make_shared<PlainSession>(std::move(socket), nullptr, &handlers, &live, max_body)
+            ->Run();
+      }
+      AcceptPlain();
+    });
+  }
+};
+
+Result<std::unique_ptr<HttpServer>> HttpServer::Start(HttpServerOptions options,
+                                                      HttpHandlers handlers) {
+  auto impl = std::make_unique<Impl>();
+  impl->handlers = std::move(handlers);
+  impl->max_body = options.max_request_body;
+  if (options.secure_address.empty() && options.plain_address.empty()) {
+    return Error{"no listen address"};
+  }
+  if (!options.secure_address.empty()) {
+    auto pem = SetUpTls(impl->tls, options);
+    if (!pem.ok()) return Error{pem.error()};
+    impl->certificate_pem = std::move(*pem);
+    auto secure = Listen(impl->ioc, options.secure_address);
+    if (!secure.ok()) return Error{secure.error()};
+    impl->secure = std::move(*secure);
+    impl->secure_port = impl->secure->local_endpoint().port();
+  }
+  if (!options.plain_address.empty()) {
+    auto plain = Listen(impl->ioc, options.plain_address);
+    if (!plain.ok()) return Error{plain.error()};
+    impl->plain = std::move(*plain);
+    impl->plain_port = impl->plain->local_endpoint().port();
+  }
+
+  if (impl->secure) impl->AcceptTls();
+  if (impl->plain) impl->AcceptPlain();
+  Impl* raw = impl.get();
+  impl->thread = std::thread([raw] {
+    pthread_setname_np(pthread_self(), "berth-http");
+    for (;;) {
+      try {
+        raw->ioc.run();
+        return;  // stopped
+      } catch (const std::exception& e) {
+        // A handler threw past Route's guard (allocation failure, ...): log and keep serving.
+        BERTH_ERROR() << "http server: " << e.what();
+      }
+    }
+  });
+  std::ostringstream where;
+  if (raw->secure) where << "serving HTTPS on " << raw->secure->local_endpoint();
+  if (raw->plain) {
+    where << (raw->secure ? " and HTTP on " : "serving HTTP on ") << raw->plain->local_endpoint();
+  }
+  BERTH_LOG(0) << where.str();
+  return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));
+}
+
+HttpServer::HttpServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+HttpServer::~HttpServer() { Stop(); }
+
+void HttpServer::Stop() {
+  if (impl_->stopped.exchange(true)) return;
+  // Close the listeners and every connection on the I/O thread (the only one touching them), so
+  // the ports and sockets are closed when Stop returns; the sessions' pending handlers are
+  // destroyed with the io_context.
+  Impl* impl = impl_.get();
+  net::post(impl->ioc, [impl] {
+    boost::system::error_code ec;
+    if (impl->secure) impl->secure->close(ec);
+    if (impl->plain) impl->plain->close(ec);
+    for (SessionBase* s : impl->live) s->Close();
+    impl->ioc.stop();
+  });
+  if (impl->thread.joinable()) impl->thread.join();
+}
+
+int HttpServer::secure_port() const { return impl_->secure_port; }
+int HttpServer::plain_port() const { return impl_->plain_port; }
+const std::string& HttpServer::certificate_pem() const { return impl_->certificate_pem; }
+
+}  // namespace berth::run

@@ -1,0 +1,106 @@
+#pragma once
+// HttpServer: berth's health, readiness, metrics and configz endpoints, as upstream kube-scheduler
+// serves them on its secure port 10259 (cmd/kube-scheduler/app/server.go), on Boost.Beast.
+//
+//   GET /healthz, /livez  200 "ok" while the process runs (and `liveness`, when given, returns no
+//                         reasons); else 500 with one reason per line
+//   GET /readyz           200 "ok" when `readiness` returns no reasons; else 500 with one reason
+//                         per line, e.g. "informers not synced: Pod, Node"
+//   GET /metrics          200, Prometheus text format from `metrics` (404 when not given)
+//   GET /configz          200, JSON from `configz` (404 when not given)
+// Anything else is 404; methods other than GET/HEAD are 405. A query string is ignored.
+//
+// HTTPS always (TLS 1.2+), with the PEM certificate chain and key given, or else a self-signed
+// certificate generated at start (EC P-256, CN "berth-scheduler", SAN localhost, 127.0.0.1, ::1,
+// valid for one year); plain HTTP on a second address as an option (e.g. for a metrics scraper
+// inside a trusted network). No authentication or authorization: unlike upstream, which delegates
+// them to the API server, berth relies on the network policy around the pod.
+//
+// Threads: the server runs its own I/O thread; handler callbacks run on it (never on the
+// scheduling thread), one request at a time, so they must be thread-safe against the rest of the
+// process and should be quick. An exception from a callback becomes a 500 and a log line.
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "base/result.h"
+
+namespace berth::run {
+
+struct HttpServerOptions {
+  // "host:port", "[v6]:port" or ":port" (all interfaces). Port 0 picks a free port (see
+  // secure_port()). Host may be an IP literal or a name resolved once at start.
+  std::string secure_address = "0.0.0.0:10259";
+  // PEM files; both or neither. Neither: a self-signed certificate is generated.
+  std::string cert_file, key_file;
+  // Plain-HTTP address, same syntax; empty = no plain listener.
+  std::string plain_address;
+  // Empty secure_address = no HTTPS listener (then plain_address must be set).
+  // Largest request body accepted (bigger requests get the connection dropped).
+  size_t max_request_body = 16 * 1024;
+};
+
+// The answer of an extra route (HttpHandlers::routes).
+struct HttpReply {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+};
+
+struct HttpHandlers {
+  // Reasons the process is not live (e.g. "leader election: lease not renewed for 40s"); empty or
+  // unset = live. Used by /healthz and /livez.
+  std::function<std::vector<std::string>()> liveness;
+  // Reasons the process is not ready (e.g. "informers not synced: Pod, Node", "leader election:
+  // lease not healthy"); empty = ready. Unset = always ready.
+  std::function<std::vector<std::string>()> readiness;
+  // The /metrics body, e.g. [&m] { return m.Serialize(); }.
+  std::function<std::string()> metrics;
+  // The /configz body: the effective configuration as JSON.
+  std::function<std::string()> configz;
+  // Extra routes, asked first for every request (any method): nullopt = not handled here, e.g.
+  // `berth extender`'s POST /filter. `path` excludes the query string.
+  std::function<std::optional<HttpReply>(std::string_view method, std::string_view path,
+                                         const std::string& body)>
+      routes;
+};
+
+class HttpServer {
+ public:
+  // Binds both listeners, loads or generates the certificate, and starts the I/O thread.
+  // Errors (nothing is left running):
+  //   `invalid address "x": <why>`            an address does not parse or resolve
+  //   `listen on <address>: <why>`            bind/listen failed (e.g. Address already in use)
+  //   `cert_file and key_file must be given together`
+  //   `TLS certificate <file>: <why>` / `TLS key <file>: <why>`   the PEM files do not load
+  //   `self-signed certificate: <why>`        OpenSSL failed to generate one
+  static Result<std::unique_ptr<HttpServer>> Start(HttpServerOptions options,
+                                                   HttpHandlers handlers);
+
+  // Stops accepting, drops open connections and joins the I/O thread; returns within
+  // milliseconds even with idle keep-alive clients. Idempotent; the destructor calls it.
+  // Must not be called from a handler callback.
+  void Stop();
+  ~HttpServer();
+
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // The bound ports (the real ones when the address asked for port 0); plain_port() is 0 when
+  // there is no plain listener.
+  int secure_port() const;
+  int plain_port() const;
+  // The serving certificate (generated or loaded), PEM-encoded.
+  const std::string& certificate_pem() const;
+
+ private:
+  struct Impl;
+  explicit HttpServer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace berth::run

@@ -1,0 +1,49 @@
+#pragma once
+// Reading a cluster file for `berth simulate`: YAML (JSON is YAML), one or more `---`-separated
+// documents, each a Kubernetes object or a `kind: List` with `items` (what
+// `kubectl get nodes,pods -A -o yaml` prints). This is the file-backed stand-in for the
+// informers: it yields typed objects, with the defaults the API server would have applied.
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "api/replicated_storage_types.h"
+#include "base/result.h"
+#include "api/types.h"
+
+namespace berth::simulate {
+
+struct ClusterFile {
+  // In file order.
+  std::vector<std::shared_ptr<const api::Node>> nodes;
+  std::vector<std::shared_ptr<const api::Pod>> pods;
+  std::vector<std::shared_ptr<const api::Namespace>> namespaces;
+  std::vector<std::shared_ptr<const api::PersistentVolumeClaim>> pvcs;
+  std::vector<std::shared_ptr<const api::PersistentVolume>> pvs;
+  std::vector<std::shared_ptr<const api::StorageClass>> storage_classes;
+  std::vector<std::shared_ptr<const api::CSINode>> csi_nodes;
+  std::vector<std::shared_ptr<const api::Service>> services;
+  std::vector<std::shared_ptr<const api::PodDisruptionBudget>> pdbs;
+  std::vector<std::shared_ptr<const api::PodGroup>> pod_groups;
+  // storage.deckhouse.io/v1alpha1 objects (the ReplicatedStorage plugin's), in file order.
+  std::vector<std::shared_ptr<const api::ReplicatedStorageClass>> replicated_storage_classes;
+  std::vector<std::shared_ptr<const api::ReplicatedStoragePool>> replicated_storage_pools;
+  std::vector<std::shared_ptr<const api::LVMVolumeGroup>> lvm_volume_groups;
+  std::vector<std::shared_ptr<const api::LVMLogicalVolume>> lvm_logical_volumes;
+  std::vector<std::shared_ptr<const api::ReplicatedVolume>> replicated_volumes;
+  // One line per ignored kind: `<file>: ignoring N object(s) of kind "X"`.
+  std::vector<std::string> warnings;
+};
+
+// Errors (one line): `<file>: cannot read: ...`, `<file>: line L, column C: ...` for broken
+// YAML, `<file>: document N: <Kind> <ns/name>: <field>: <what>` for a bad object (items of a
+// List add `items[i]` after the document number), and duplicate objects.
+Result<ClusterFile> LoadClusterFile(const std::string& path);
+Result<ClusterFile> ParseClusterFile(const std::string& text, const std::string& source);
+
+// The API server's defaulting that a hand-written file may lack: namespace "default", a uid,
+// requests copied from limits where unset, schedulerName "default-scheduler" (decoder default).
+void ApplyPodDefaults(api::Pod& pod, size_t index);
+
+}  // namespace berth::simulate

@@ -1,0 +1,375 @@
+#include "informers/writers/kube_writer.h"
+
+#include <cstdio>
+
+#include "base/log.h"
+#include "api/decode.h"
+#include "api/json/parse.h"
+
+namespace berth::writers {
+
+using api::Value;
+
+namespace {
+
+std::string PodPath(const api::Pod& pod) {
+  return "/api/v1/namespaces/" + pod.metadata.namespace_ + "/pods/" + pod.metadata.name;
+}
+
+// The API server's Status message, or the raw body.
+std::string ApiMessage(const client::Response& r) {
+  auto v = api::json::ParseJson(r.body);
+  if (v.ok()) {
+    if (const Value* m = v->Find("message"); m && m->IsString()) return m->AsString();
+  }
+  return r.body.substr(0, 512);
+}
+
+Value Str(const std::string& s) { return Value::String(s); }
+
+// PATCH pods/{name}/status with {"status": status} (strategic merge).
+Result<client::Response> PatchPodStatus(client::KubeClient& client, const api::Pod& pod,
+                                                Value status) {
+  Value patch = Value::MakeObject();
+  patch.Set("status", std::move(status));
+  client::Request req;
+  req.method = "PATCH";
+  req.path = PodPath(pod) + "/status";
+  req.content_type = "application/strategic-merge-patch+json";
+  req.body = api::json::ToJson(patch);
+  return client.Do(req);
+}
+
+}  // namespace
+
+KubeApiWriter::KubeApiWriter(client::KubeClient& client, GoneFn on_gone)
+    : client_(client), on_gone_(std::move(on_gone)) {}
+
+framework::Status KubeApiWriter::Bind(const api::Pod& pod, const std::string& node) {
+  Value meta = Value::MakeObject();
+  meta.Set("name", Str(pod.metadata.name));
+  meta.Set("namespace", Str(pod.metadata.namespace_));
+  meta.Set("uid", Str(pod.metadata.uid));
+  Value target = Value::MakeObject();
+  target.Set("kind", Str("Node"));
+  target.Set("name", Str(node));
+  Value body = Value::MakeObject();
+  body.Set("apiVersion", Str("v1"));
+  body.Set("kind", Str("Binding"));
+  body.Set("metadata", std::move(meta));
+  body.Set("target", std::move(target));
+  client::Request req;
+  req.method = "POST";
+  req.path = PodPath(pod) + "/binding";
+  req.body = api::json::ToJson(body);
+  auto resp = client_.Do(req);
+  if (!resp.ok()) return framework::Status::Error(resp.error());
+  if (resp->status == 201 || resp->status == 200) return {};
+  const std::string msg = ApiMessage(*resp);
+  if (resp->status == 404) {
+    if (on_gone_) on_gone_(pod, nullptr);
+    return framework::Status::Error("pod " + pod.Key() + " is gone: " + msg);
+  }
+  if (resp->status == 409) {
+    // Read the pod back: a replayed request may already have bound it to this node.
+    client::Request get;
+    get.path = PodPath(pod);
+    auto cur = client_.Do(get);
+    if (cur.ok() && cur->status == 200) {
+      auto v = api::json::ParseJson(cur->body);
+      if (v.ok()) {
+        auto p = api::DecodePod(*v);
+        if (p.ok()) {
+          if (p->spec.node_name == node && p->metadata.uid == pod.metadata.uid) return {};
+          auto current = std::make_shared<api::Pod>(std::move(*p));
+          if (on_gone_) on_gone_(pod, current);
+        }
+      }
+    } else if (cur.ok() && cur->status == 404 && on_gone_) {
+      on_gone_(pod, nullptr);
+    }
+    return framework::Status::Error("binding rejected (409): " + msg);
+  }
+  return framework::Status::Error("binding failed (HTTP " + std::to_string(resp->status) +
+                                  "): " + msg);
+}
+
+framework::Status KubeApiWriter::SetNominatedNodeName(const api::Pod& pod,
+                                                      const std::string& node) {
+  Value status = Value::MakeObject();
+  status.Set("nominatedNodeName", node.empty() ? Value() : Str(node));
+  auto resp = PatchPodStatus(client_, pod, std::move(status));
+  if (!resp.ok()) return framework::Status::Error(resp.error());
+  if (resp->status < 300 || resp->status == 404) return {};
+  const std::string msg = ApiMessage(*resp);
+  BERTH_LOG(1) << "setting nominatedNodeName of " << pod.Key() << " failed: HTTP " << resp->status
+               << " " << msg;
+  return framework::Status::Error("setting nominatedNodeName of " + pod.Key() + " failed (HTTP " +
+                                  std::to_string(resp->status) + "): " + msg);
+}
+
+framework::Status KubeApiWriter::DeletePod(const api::Pod& pod) {
+  Value pre = Value::MakeObject();
+  pre.Set("uid", Str(pod.metadata.uid));
+  Value body = Value::MakeObject();
+  body.Set("apiVersion", Str("v1"));
+  body.Set("kind", Str("DeleteOptions"));
+  body.Set("preconditions", std::move(pre));
+  client::Request req;
+  req.method = "DELETE";
+  req.path = PodPath(pod);
+  req.body = api::json::ToJson(body);
+  auto resp = client_.Do(req);
+  if (!resp.ok()) {
+    BERTH_WARN() << "preemption: deleting victim " << pod.Key() << " failed: " << resp.error();
+    return framework::Status::Error(resp.error());
+  }
+  if (resp->status < 300 || resp->status == 404 || resp->status == 409) {
+    BERTH_LOG(1) << "preemption: deleted victim " << pod.Key() << " (HTTP " << resp->status << ")";
+    return {};
+  }
+  const std::string msg = ApiMessage(*resp);
+  BERTH_WARN() << "preemption: deleting victim " << pod.Key() << " failed: HTTP " << resp->status
+               << " " << msg;
+  return framework::Status::Error("deleting " + pod.Key() + " failed (HTTP " +
+                                  std::to_string(resp->status) + "): " + msg);
+}
+
+void KubeApiWriter::RecordPreemptedEvent(const api::Pod& victim, const api::Pod& preemptor,
+                                         const std::string& node) {
+  const auto now = std::chrono::system_clock::now();
+  const int64_t micros =
+      std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count();
+  char suffix[40];
+  std::snprintf(suffix, sizeof(suffix), ".%llx%llx", static_cast<unsigned long long>(micros),
+                static_cast<unsigned long long>(event_seq_.fetch_add(1) & 0xff));
+  Value regarding = Value::MakeObject();
+  regarding.Set("kind", Str("Pod"));
+  regarding.Set("apiVersion", Str("v1"));
+  regarding.Set("namespace", Str(victim.metadata.namespace_));
+  regarding.Set("name", Str(victim.metadata.name));
+  regarding.Set("uid", Str(victim.metadata.uid));
+  Value related = Value::MakeObject();
+  related.Set("kind", Str("Pod"));
+  related.Set("apiVersion", Str("v1"));
+  related.Set("namespace", Str(preemptor.metadata.namespace_));
+  related.Set("name", Str(preemptor.metadata.name));
+  related.Set("uid", Str(preemptor.metadata.uid));
+  Value meta = Value::MakeObject();
+  meta.Set("name", Str(victim.metadata.name + suffix));
+  meta.Set("namespace", Str(victim.metadata.namespace_));
+  Value ev = Value::MakeObject();
+  ev.Set("apiVersion", Str("events.k8s.io/v1"));
+  ev.Set("kind", Str("Event"));
+  ev.Set("metadata", std::move(meta));
+  ev.Set("eventTime", Str(api::FormatTime(api::Time{micros})));
+  ev.Set("reportingController", Str(preemptor.spec.scheduler_name));
+  ev.Set("reportingInstance", Str(instance_));
+  ev.Set("action", Str("Preempting"));
+  ev.Set("reason", Str("Preempted"));
+  ev.Set("type", Str("Normal"));
+  // Upstream's note: "Preempted by pod <uid> on node <node>".
+  ev.Set("note", Str("Preempted by pod " + preemptor.metadata.uid + " on node " + node));
+  ev.Set("regarding", std::move(regarding));
+  ev.Set("related", std::move(related));
+  client::Request req;
+  req.method = "POST";
+  req.path = "/apis/events.k8s.io/v1/namespaces/" + victim.metadata.namespace_ + "/events";
+  req.body = api::json::ToJson(ev);
+  auto r = client_.Do(req);
+  if (!r.ok() || r->status >= 300) {
+    BERTH_LOG(1) << "writing Preempted event for " << victim.Key()
+                 << " failed: " << (r.ok() ? "HTTP " + std::to_string(r->status) : r.error());
+  }
+}
+
+KubeOutcomeSink::KubeOutcomeSink(client::KubeClient& client, const framework::Clock& clock,
+                                 std::string reporting_instance, int threads)
+    : client_(client), clock_(clock), instance_(std::move(reporting_instance)) {
+  for (int i = 0; i < std::max(1, threads); ++i) threads_.emplace_back([this] { Loop(); });
+}
+
+KubeOutcomeSink::~KubeOutcomeSink() {
+  Flush(std::chrono::seconds(2));
+  {
+    std::lock_guard lock(mu_);
+    stop_ = true;
+    queue_.clear();
+  }
+  cv_.notify_all();
+  for (auto& t : threads_) t.join();
+}
+
+void KubeOutcomeSink::Enqueue(std::function<void()> write) {
+  {
+    std::lock_guard lock(mu_);
+    if (stop_) return;
+    queue_.push_back(std::move(write));
+  }
+  cv_.notify_one();
+}
+
+void KubeOutcomeSink::Loop() {
+  for (;;) {
+    std::function<void()> w;
+    {
+      std::unique_lock lock(mu_);
+      cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
+      if (stop_ && queue_.empty()) return;
+      w = std::move(queue_.front());
+      queue_.pop_front();
+      ++busy_;
+    }
+    w();
+    {
+      std::lock_guard lock(mu_);
+      --busy_;
+    }
+    idle_cv_.notify_all();
+  }
+}
+
+size_t KubeOutcomeSink::Pending() const {
+  std::lock_guard lock(mu_);
+  return queue_.size() + static_cast<size_t>(busy_);
+}
+
+bool KubeOutcomeSink::Flush(std::chrono::milliseconds timeout) {
+  std::unique_lock lock(mu_);
+  return idle_cv_.wait_for(lock, timeout, [&] { return queue_.empty() && busy_ == 0; });
+}
+
+void KubeOutcomeSink::Scheduled(const framework::PodInfo& pod, const std::string& node,
+                                const std::string& profile) {
+  auto p = pod.pod;
+  Enqueue([this, p, node, profile] {
+    RecordEvent(*p, "Normal", "Scheduled", "Binding",
+                "Successfully assigned " + p->Key() + " to " + node, profile);
+  });
+  std::lock_guard lock(series_mu_);
+  last_condition_.erase(pod.Uid());
+}
+
+void KubeOutcomeSink::Failed(const framework::PodInfo& pod, const std::string& reason,
+                             const std::string& message, const std::string& profile) {
+  auto p = pod.pod;
+  Enqueue([this, p, reason, message, profile] {
+    RecordEvent(*p, "Warning", "FailedScheduling", "Scheduling", message, profile);
+    if (reason == "Unschedulable" || reason == "SchedulerError") {
+      PatchCondition(*p, reason, message);
+    }
+  });
+}
+
+void KubeOutcomeSink::RecordEvent(const api::Pod& pod, const std::string& type,
+                                  const std::string& reason, const std::string& action,
+                                  const std::string& note, const std::string& controller) {
+  const framework::TimePoint now = clock_.Now();
+  const std::string key = pod.metadata.uid + "/" + reason + "/" + note;
+  const std::string now_text = api::FormatTime(api::Time{now.time_since_epoch().count()});
+  {
+    std::lock_guard lock(series_mu_);
+    auto it = series_.find(key);
+    if (it != series_.end() && now - it->second.last_patch < std::chrono::minutes(6)) {
+      // A repeat: fold it into the first event's series, patching at most every 10 s.
+      SeriesState& st = it->second;
+      ++st.count;
+      if (now - st.last_patch < std::chrono::seconds(10)) return;
+      st.last_patch = now;
+      Value series = Value::MakeObject();
+      series.Set("count", Value::Int(st.count));
+      series.Set("lastObservedTime", Str(now_text));
+      Value patch = Value::MakeObject();
+      patch.Set("series", std::move(series));
+      client::Request req;
+      req.method = "PATCH";
+      req.path = "/apis/events.k8s.io/v1/namespaces/" + pod.metadata.namespace_ + "/events/" +
+                 st.event_name;
+      req.content_type = "application/merge-patch+json";
+      req.body = api::json::ToJson(patch);
+      auto r = client_.Do(req);
+      if (!r.ok() || r->status >= 300) {
+        BERTH_LOG(2) << "event series update for " << pod.Key()
+                     << " failed: " << (r.ok() ? std::to_string(r->status) : r.error());
+      }
+      return;
+    }
+    if (series_.size() > 20000) {
+      for (auto s = series_.begin(); s != series_.end();) {
+        s = now - s->second.last_patch > std::chrono::minutes(6) ? series_.erase(s) : std::next(s);
+      }
+    }
+  }
+  char suffix[40];
+  std::snprintf(suffix, sizeof(suffix), ".%llx%llx",
+                static_cast<unsigned long long>(now.time_since_epoch().count()),
+                static_cast<unsigned long long>(seq_.fetch_add(1) & 0xff));
+  const std::string name = pod.metadata.name + suffix;
+  Value regarding = Value::MakeObject();
+  regarding.Set("kind", Str("Pod"));
+  regarding.Set("apiVersion", Str("v1"));
+  regarding.Set("namespace", Str(pod.metadata.namespace_));
+  regarding.Set("name", Str(pod.metadata.name));
+  regarding.Set("uid", Str(pod.metadata.uid));
+  if (!pod.metadata.resource_version.empty()) {
+    regarding.Set("resourceVersion", Str(pod.metadata.resource_version));
+  }
+  Value meta = Value::MakeObject();
+  meta.Set("name", Str(name));
+  meta.Set("namespace", Str(pod.metadata.namespace_));
+  Value ev = Value::MakeObject();
+  ev.Set("apiVersion", Str("events.k8s.io/v1"));
+  ev.Set("kind", Str("Event"));
+  ev.Set("metadata", std::move(meta));
+  ev.Set("eventTime", Str(now_text));
+  ev.Set("reportingController", Str(controller));
+  ev.Set("reportingInstance", Str(instance_));
+  ev.Set("action", Str(action));
+  ev.Set("reason", Str(reason));
+  ev.Set("type", Str(type));
+  ev.Set("note", Str(note));
+  ev.Set("regarding", std::move(regarding));
+  client::Request req;
+  req.method = "POST";
+  req.path = "/apis/events.k8s.io/v1/namespaces/" + pod.metadata.namespace_ + "/events";
+  req.body = api::json::ToJson(ev);
+  auto r = client_.Do(req);
+  if (!r.ok() || r->status >= 300) {
+    BERTH_WARN() << "writing event " << reason << " for pod " << pod.Key() << " failed: "
+                 << (r.ok() ? "HTTP " + std::to_string(r->status) + " " + r->body.substr(0, 200)
+                            : r.error());
+    return;
+  }
+  std::lock_guard lock(series_mu_);
+  series_[key] = SeriesState{name, 1, now};
+}
+
+void KubeOutcomeSink::PatchCondition(const api::Pod& pod, const std::string& reason,
+                                     const std::string& message) {
+  {
+    // Only when it changes, as upstream's updatePod does.
+    std::lock_guard lock(series_mu_);
+    std::string& last = last_condition_[pod.metadata.uid];
+    if (last == reason + "/" + message) return;
+    last = reason + "/" + message;
+  }
+  Value cond = Value::MakeObject();
+  cond.Set("type", Str("PodScheduled"));
+  cond.Set("status", Str("False"));
+  cond.Set("reason", Str(reason));
+  cond.Set("message", Str(message));
+  cond.Set(
+      "lastTransitionTime",
+      Str(api::FormatTime(api::Time{clock_.Now().time_since_epoch().count() / 1000000 * 1000000})));
+  Value conds = Value::MakeArray();
+  conds.Push(std::move(cond));
+  Value status = Value::MakeObject();
+  status.Set("conditions", std::move(conds));
+  auto r = PatchPodStatus(client_, pod, std::move(status));
+  if (!r.ok() || r->status >= 300) {
+    BERTH_LOG(1) << "updating PodScheduled of " << pod.Key()
+                 << " failed: " << (r.ok() ? "HTTP " + std::to_string(r->status) : r.error());
+  }
+}
+
+}  // namespace berth::writers

@@ -1,0 +1,119 @@
+#pragma once
+// The daemon's API writes (ARCHITECTURE.md: writers):
+//  - KubeApiWriter: framework::ApiWriter for the binding cycle — POST pods/{name}/binding with
+//    the pod's uid as precondition. Runs on binding workers (blocking is fine there).
+//  - KubeOutcomeSink: framework::OutcomeSink — `Scheduled` / `FailedScheduling` events
+//    (events.k8s.io/v1, repeats folded into the event's series) and the PodScheduled=False
+//    condition, written by its own writer threads so that neither the scheduling thread nor the
+//    binding workers wait for them.
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "api/types.h"
+#include "informers/client/kube_client.h"
+#include "scheduler/framework/clock.h"
+#include "scheduler/framework/handle.h"
+#include "scheduler/framework/outcome_sink.h"
+
+namespace berth::writers {
+
+class KubeApiWriter final : public framework::ApiWriter {
+ public:
+  // on_gone(pod, current) is called when the API server says the pod no longer needs us: 404
+  // (deleted; current == nullptr) or 409 because someone else bound it (current is the pod as
+  // read back). The daemon updates its object store there, so the failure is dropped quietly.
+  using GoneFn = std::function<void(const api::Pod& pod, std::shared_ptr<const api::Pod> current)>;
+  KubeApiWriter(client::KubeClient& client, GoneFn on_gone);
+
+  // Success on 201, or on 409 when the pod is already bound to this very node (a retried
+  // request that had landed). Error otherwise, with the API server's message.
+  framework::Status Bind(const api::Pod& pod, const std::string& node) override;
+  // Volume binding (kube_volume_writer.cc): merge PATCH of the PVC's annotations / the PV's
+  // spec.claimRef and annotations, with metadata.resourceVersion as precondition. Success on
+  // 200 (*resource_version = the new one); Error otherwise, naming the object, the HTTP code and
+  // the API server's message.
+  framework::Status PatchPersistentVolumeClaimAnnotations(const api::PersistentVolumeClaim& pvc,
+                                                          const api::Labels& annotations,
+                                                          std::string* resource_version) override;
+  framework::Status PatchPersistentVolumeClaimRef(const api::PersistentVolume& pv,
+                                                  const api::ObjectReference& claim,
+                                                  const api::Labels& annotations,
+                                                  std::string* resource_version) override;
+  // Preemption. SetNominatedNodeName: strategic-merge PATCH of pods/{name}/status (null clears).
+  // DeletePod: DELETE with preconditions.uid; 404 and 409 (a different pod now has the name)
+  // are Success. RecordPreemptedEvent: POST an events.k8s.io/v1 Normal "Preempted" event on the
+  // victim (reportingController = the preemptor's schedulerName); failures are logged.
+  framework::Status SetNominatedNodeName(const api::Pod& pod, const std::string& node) override;
+  framework::Status DeletePod(const api::Pod& pod) override;
+  void RecordPreemptedEvent(const api::Pod& victim, const api::Pod& preemptor,
+                            const std::string& node) override;
+  // reportingInstance of the events this writer records (default "berth-scheduler").
+  void set_reporting_instance(std::string instance) { instance_ = std::move(instance); }
+
+ private:
+  client::KubeClient& client_;
+  GoneFn on_gone_;
+  std::string instance_ = "berth-scheduler";
+  std::atomic<uint64_t> event_seq_{0};
+};
+
+class KubeOutcomeSink final : public framework::OutcomeSink {
+ public:
+  // reporting_instance: e.g. "berth-scheduler-<hostname>".
+  KubeOutcomeSink(client::KubeClient& client, const framework::Clock& clock,
+                  std::string reporting_instance, int threads = 2);
+  ~KubeOutcomeSink() override;  // drains queued writes (bounded wait), then joins
+
+  void Scheduled(const framework::PodInfo& pod, const std::string& node,
+                 const std::string& profile) override;
+  void Failed(const framework::PodInfo& pod, const std::string& reason, const std::string& message,
+              const std::string& profile) override;
+
+  // Writes not yet sent (for tests and shutdown).
+  size_t Pending() const;
+  // Blocks until every queued write finished or the timeout passed; true when drained.
+  bool Flush(std::chrono::milliseconds timeout);
+
+ private:
+  struct SeriesState {
+    std::string event_name;
+    int count = 1;
+    framework::TimePoint last_patch{};
+  };
+
+  void Enqueue(std::function<void()> write);
+  void Loop();
+  void RecordEvent(const api::Pod& pod, const std::string& type, const std::string& reason,
+                   const std::string& action, const std::string& note,
+                   const std::string& controller);
+  void PatchCondition(const api::Pod& pod, const std::string& reason, const std::string& message);
+
+  client::KubeClient& client_;
+  const framework::Clock& clock_;
+  const std::string instance_;
+
+  mutable std::mutex mu_;  // guards queue_, busy_, stop_
+  std::condition_variable cv_;
+  std::condition_variable idle_cv_;
+  std::deque<std::function<void()>> queue_;
+  int busy_ = 0;
+  bool stop_ = false;
+  std::vector<std::thread> threads_;
+
+  std::mutex series_mu_;  // guards series_, last_condition_
+  // "<uid>/<reason>/<note>" -> the event already written for it.
+  std::map<std::string, SeriesState> series_;
+  // uid -> "<reason>/<message>" last written to the PodScheduled condition.
+  std::map<std::string, std::string> last_condition_;
+  std::atomic<uint64_t> seq_{0};
+};
+
+}  // namespace berth::writers

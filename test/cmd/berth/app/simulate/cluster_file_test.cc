@@ -1,0 +1,97 @@
+// Reading cluster files: documents, Lists, ignored kinds, API-server defaults and errors that name
+// the file, the document, the object and the field.
+
+#include "cmd/berth/app/simulate/cluster_file.h"
+
+#include <gtest/gtest.h>
+
+namespace berth::simulate {
+namespace {
+
+TEST(ClusterFileTest, ReadsDocumentsAndListsAndWarnsOncePerIgnoredKind) {
+  auto c = ParseClusterFile(R"(
+apiVersion: v1
+kind: Node
+metadata: {name: n1}
+---
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: Pod, metadata: {name: a}, spec: {containers: [{name: c}]}}
+- {apiVersion: v1, kind: ConfigMap, metadata: {name: x}}
+- {apiVersion: v1, kind: ConfigMap, metadata: {name: y}}
+- {apiVersion: apps/v1, kind: Deployment, metadata: {name: d}}
+---
+# an empty document is fine
+)",
+                            "c.yaml");
+  ASSERT_TRUE(c.ok()) << c.error();
+  ASSERT_EQ(c->nodes.size(), 1u);
+  ASSERT_EQ(c->pods.size(), 1u);
+  EXPECT_EQ(c->pods[0]->metadata.namespace_, "default");
+  EXPECT_FALSE(c->pods[0]->metadata.uid.empty());
+  EXPECT_EQ(c->warnings,
+            (std::vector<std::string>{"c.yaml: ignoring 2 object(s) of kind \"ConfigMap\"",
+                                      "c.yaml: ignoring 1 object(s) of kind \"Deployment\""}));
+}
+
+TEST(ClusterFileTest, RequestsDefaultToLimitsAsTheApiServerDoes) {
+  auto c = ParseClusterFile(R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: a, namespace: ns}
+spec:
+  containers:
+  - name: c
+    resources:
+      requests: {memory: 1Gi}
+      limits: {cpu: "2", memory: 2Gi}
+)",
+                            "c.yaml");
+  ASSERT_TRUE(c.ok()) << c.error();
+  const auto& req = c->pods[0]->spec.containers[0].resources.requests;
+  EXPECT_EQ(req.at("cpu").MilliValue(), 2000);
+  EXPECT_EQ(req.at("memory").Value(), 1024LL * 1024 * 1024);  // explicit request kept
+}
+
+struct BadCase {
+  const char* name;
+  const char* text;
+  const char* error;
+};
+
+TEST(ClusterFileTest, BadInputNamesFileDocumentObjectAndField) {
+  const BadCase cases[] = {
+      {"bad quantity",
+       "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\n"
+       "apiVersion: v1\nkind: Pod\nmetadata: {name: web-1, namespace: default}\n"
+       "spec:\n  containers:\n  - name: c\n    resources: {requests: {cpu: 1.5.3}}\n",
+       "c.yaml: document 2: Pod default/web-1: spec.containers[0].resources.requests.cpu: "
+       "invalid quantity \"1.5.3\""},
+      {"list item",
+       "kind: List\nitems:\n- {kind: Node, apiVersion: v1, metadata: {name: n1}, spec: {taints: "
+       "[{key: k, effect: Sometimes}]}}\n",
+       "c.yaml: document 1: items[0]: Node n1: spec.taints[0].effect"},
+      {"not an object", "- a\n- b\n",
+       "c.yaml: document 1: expected a Kubernetes object, got array"},
+      {"duplicate",
+       "kind: Node\napiVersion: v1\nmetadata: {name: n1}\n---\nkind: Node\napiVersion: "
+       "v1\nmetadata: {name: n1}\n",
+       "c.yaml: document 2: Node n1: defined twice"},
+      {"broken yaml", "kind: Node\nmetadata: {name: [\n", "c.yaml: line "},
+  };
+  for (const auto& tc : cases) {
+    auto c = ParseClusterFile(tc.text, "c.yaml");
+    ASSERT_FALSE(c.ok()) << tc.name;
+    EXPECT_EQ(c.error().rfind(tc.error, 0), 0u) << tc.name << ": " << c.error();
+  }
+}
+
+TEST(ClusterFileTest, MissingFileIsAnError) {
+  auto c = LoadClusterFile("/nonexistent/cluster.yaml");
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error(), "/nonexistent/cluster.yaml: cannot read file");
+}
+
+}  // namespace
+}  // namespace berth::simulate

@@ -1,0 +1,157 @@
+// The `berth` command line as a user runs it: exit codes, stdout JSON, one-line errors.
+
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include "api/json/parse.h"
+
+namespace {
+
+struct Run {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs `berth ARGS` with stdout and stderr captured.
+Run Berth(const std::string& args) {
+  static int n = 0;
+  std::string err_file = ::testing::TempDir() + "/berth_err_" + std::to_string(n++);
+  std::string cmd = std::string(BERTH_BINARY) + " " + args + " 2>" + err_file;
+  Run r;
+  FILE* p = popen(cmd.c_str(), "r");
+  std::array<char, 4096> buf;
+  size_t got;
+  while ((got = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), got);
+  int status = pclose(p);
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(err_file);
+  r.err.assign(std::istreambuf_iterator<char>(in), {});
+  return r;
+}
+
+std::string Write(const std::string& name, const std::string& text) {
+  std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(CliTest, VersionAndUsage) {
+  auto v = Berth("version");
+  EXPECT_EQ(v.code, 0);
+  EXPECT_EQ(v.out.rfind("berth ", 0), 0u);
+  auto bad = Berth("frobnicate");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("unknown command \"frobnicate\""), std::string::npos);
+}
+
+TEST(CliTest, EveryExampleRunsAndListsEachPendingPodOnce) {
+  int examples = 0;
+  for (const auto& e :
+       std::filesystem::directory_iterator(std::string(BERTH_SOURCE_DIR) + "/docs/examples")) {
+    if (e.path().extension() != ".yaml" ||
+        e.path().filename().string().find("config") != std::string::npos) {
+      continue;
+    }
+    ++examples;
+    std::string args = "simulate --cluster " + e.path().string() + " --explain";
+    // An example may come with its own config: name.config.yaml.
+    auto cfg = e.path();
+    cfg.replace_extension(".config.yaml");
+    if (std::filesystem::exists(cfg)) args += " --config " + cfg.string();
+    auto r = Berth(args);
+    ASSERT_EQ(r.code, 0) << e.path() << ": " << r.err;
+    auto doc = berth::api::json::ParseJson(r.out);
+    ASSERT_TRUE(doc.ok()) << doc.error();
+    std::set<std::string> seen;
+    for (const auto& p : doc->Find("pods")->AsArray()) {
+      std::string key = p.Find("pod")->AsString();
+      EXPECT_TRUE(seen.insert(key).second) << key << " listed twice in " << e.path();
+      std::string status = p.Find("status")->AsString();
+      EXPECT_TRUE(status == "Scheduled" || status == "Unschedulable" || status == "Error");
+    }
+    EXPECT_FALSE(seen.empty()) << e.path();
+  }
+  EXPECT_GT(examples, 0);
+}
+
+TEST(CliTest, BadInputExitsTwoWithOneLineNamingTheField) {
+  std::string path =
+      Write("bad.yaml",
+            "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n---\n"
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: web-1, namespace: default}\n"
+            "spec:\n  containers:\n  - name: c\n    resources: {requests: {cpu: "
+            "1.5.3}}\n");
+  auto r = Berth("simulate --cluster " + path);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "berth simulate: " + path +
+                       ": document 2: Pod default/web-1: spec.containers[0].resources.requests.cpu:"
+                       " invalid quantity \"1.5.3\"\n");
+}
+
+TEST(CliTest, BadConfigExitsTwoNamingTheField) {
+  std::string cluster = Write("ok.yaml", "apiVersion: v1\nkind: Node\nmetadata: {name: n1}\n");
+  std::string cfg = Write("cfg.yaml",
+                          "apiVersion: kubescheduler.config.k8s.io/v1\n"
+                          "kind: KubeSchedulerConfiguration\n"
+                          "profiles:\n- schedulerName: x\n  plugins:\n    filter:\n"
+                          "      enabled: [{name: NoSuchPlugin}]\n");
+  auto r = Berth("simulate --cluster " + cluster + " --config " + cfg);
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("profiles[0].plugins.filter.enabled[0]: unknown plugin \"NoSuchPlugin\""),
+            std::string::npos)
+      << r.err;
+  // The sorted list of every registered plugin follows.
+  EXPECT_NE(r.err.find("known plugins: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("DefaultBinder, DefaultPreemption, ImageLocality"), std::string::npos) << r.err;
+}
+
+TEST(CliTest, MissingAndUnknownFlags) {
+  EXPECT_EQ(Berth("simulate").code, 2);
+  EXPECT_EQ(Berth("simulate --cluster x --bogus").code, 2);
+  auto r = Berth("simulate --cluster /nonexistent.yaml");
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "berth simulate: /nonexistent.yaml: cannot read file\n");
+}
+
+}  // namespace
+
+namespace {
+
+// The legacy Policy (seed 003) through --policy-config-file: web-2 must stay in web-1's region
+// (ServiceAffinity), skip the node without a zone label (NodeLabel) and spread away from web-1
+// (SelectorSpread, rack anti-affinity).
+TEST(CliTest, PolicyConfigFileExample) {
+  const std::string dir = std::string(BERTH_SOURCE_DIR) + "/docs/examples/policy/";
+  auto r = Berth("simulate --cluster " + dir + "cluster.yaml --policy-config-file " + dir +
+                 "policy.yaml --explain");
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("SelectorSpread"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("NodeLabel"), std::string::npos) << r.out;
+  auto doc = berth::api::json::ParseJson(r.out);
+  ASSERT_TRUE(doc.ok()) << doc.error();
+  bool found = false;
+  for (const auto& p : doc->Find("pods")->AsArray()) {
+    if (p.Find("pod")->AsString() != "default/web-2") continue;
+    found = true;
+    EXPECT_EQ(p.Find("status")->AsString(), "Scheduled") << r.out;
+    ASSERT_NE(p.Find("node"), nullptr) << r.out;
+    EXPECT_EQ(p.Find("node")->AsString(), "r1-b1") << r.out;
+  }
+  EXPECT_TRUE(found) << r.out;
+  auto bad = Berth("simulate --cluster " + dir + "cluster.yaml --policy-config-file " +
+                   Write("bad-policy.yaml", "kind: Policy\npredicates: [{name: NoSuch}]\n"));
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("predicates[0].name: unknown predicate \"NoSuch\""), std::string::npos)
+      << bad.err;
+}
+
+}  // namespace
