@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,11 +17,20 @@ namespace berth::testing {
 
 class RecordingWriter : public framework::ApiWriter {
  public:
+  // Records the binding, then answers with on_bind (when set) or Success.
   framework::Status Bind(const api::Pod& pod, const std::string& node) override {
-    bindings.emplace_back(pod.Key(), node);
-    return {};
+    {
+      std::lock_guard lock(bind_mu_);
+      bindings.emplace_back(pod.Key(), node);
+    }
+    return on_bind ? on_bind(pod, node) : framework::Status();
   }
-  std::vector<std::pair<std::string, std::string>> bindings;
+  std::vector<std::pair<std::string, std::string>> Bindings() const {
+    std::lock_guard lock(bind_mu_);
+    return bindings;
+  }
+  std::vector<std::pair<std::string, std::string>> bindings;  // "ns/name", node
+  std::function<framework::Status(const api::Pod&, const std::string&)> on_bind;
 
   // Volume binding writes, recorded; the hooks (when set) may update the object stores as the
   // API server, PV controller or provisioner would.
@@ -39,12 +49,15 @@ class RecordingWriter : public framework::ApiWriter {
     if (resource_version != nullptr) *resource_version = pv.metadata.resource_version;
     return on_pv_patch ? on_pv_patch(pv, claim) : framework::Status();
   }
-  std::vector<std::pair<std::string, api::Labels>> pvc_patches;     // "ns/name", annotations
+  std::vector<std::pair<std::string, api::Labels>> pvc_patches;    // "ns/name", annotations
   std::vector<std::pair<std::string, std::string>> pv_claim_refs;  // PV name, "ns/claim"
   std::function<framework::Status(const api::PersistentVolumeClaim&, const api::Labels&)>
       on_pvc_patch;
   std::function<framework::Status(const api::PersistentVolume&, const api::ObjectReference&)>
       on_pv_patch;
+
+ private:
+  mutable std::mutex bind_mu_;  // guards bindings (Bind runs on binding workers)
 };
 
 class FakeHandle : public framework::Handle, private framework::SnapshotBuilder {
