@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,7 @@ struct AddPodCase {
   bool want_queued;
   size_t want_cached;
 };
+void PrintTo(const AddPodCase& c, std::ostream* os) { *os << c.name; }
 
 class AddPodTest : public ::testing::TestWithParam<AddPodCase> {};
 
@@ -193,6 +195,7 @@ struct NodeEventCase {
   std::function<void(SchedulerHarness&)> event;
   bool want_moved;
 };
+void PrintTo(const NodeEventCase& c, std::ostream* os) { *os << c.name; }
 
 QueueingHint QueueIfReady(const api::Pod&, const framework::EventObject&,
                           const framework::EventObject& new_obj) {

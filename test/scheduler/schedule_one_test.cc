@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <ostream>
 #include <set>
 #include <string>
 #include <vector>
@@ -110,6 +111,7 @@ struct ScoreCase {
   std::map<std::string, int64_t> scores;  // node -> score
   std::set<std::string> want;             // the node chosen is one of these
 };
+void PrintTo(const ScoreCase& c, std::ostream* os) { *os << c.name; }
 
 class ScoreTest : public ::testing::TestWithParam<ScoreCase> {};
 
@@ -174,6 +176,7 @@ struct FitCase {
   std::map<std::string, std::vector<std::string>> reasons;  // node -> filter reasons
   std::string want;
 };
+void PrintTo(const FitCase& c, std::ostream* os) { *os << c.name; }
 
 class FitErrorTest : public ::testing::TestWithParam<FitCase> {};
 
@@ -229,6 +232,7 @@ struct PreFilterCase {
   std::string want_message;
   bool want_unschedulable_pool;  // else backoffQ
 };
+void PrintTo(const PreFilterCase& c, std::ostream* os) { *os << c.name; }
 
 class PreFilterTest : public ::testing::TestWithParam<PreFilterCase> {};
 

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -91,6 +92,7 @@ struct BindCase {
   Code want_code;
   std::string want_message;
 };
+void PrintTo(const BindCase& c, std::ostream* os) { *os << c.name; }
 
 class BindTest : public ::testing::TestWithParam<BindCase> {};
 
@@ -224,6 +226,7 @@ struct FailedCase {
   std::string reason;
   bool want_condition;
 };
+void PrintTo(const FailedCase& c, std::ostream* os) { *os << c.reason; }
 
 class KubeOutcomeSinkFailedTest : public KubeOutcomeSinkTest,
                                   public ::testing::WithParamInterface<FailedCase> {};
