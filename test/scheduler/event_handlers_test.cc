@@ -187,15 +187,15 @@ TEST(EventHandlersTest, AssumedPodIsConfirmedWhenItsBoundVersionArrives) {
   EXPECT_FALSE(h.queue().Has("default/p"));
 }
 
-// ---- node events and queueing hints ----
+// ---- cluster events and queueing hints ----
 
-struct NodeEventCase {
+struct ClusterEventCase {
   std::string name;
   std::vector<framework::ClusterEventWithHint> registered;  // by the rejecting plugin
   std::function<void(SchedulerHarness&)> event;
   bool want_moved;
 };
-void PrintTo(const NodeEventCase& c, std::ostream* os) { *os << c.name; }
+void PrintTo(const ClusterEventCase& c, std::ostream* os) { *os << c.name; }
 
 QueueingHint QueueIfReady(const api::Pod&, const framework::EventObject&,
                           const framework::EventObject& new_obj) {
@@ -209,6 +209,10 @@ QueueingHint QueueIfReady(const api::Pod&, const framework::EventObject&,
 const ClusterEvent kNodeAdd{EventResource::kNode, action::kAdd, "NodeAdd"};
 const ClusterEvent kNodeLabel{EventResource::kNode, action::kUpdateNodeLabel, "NodeUpdate"};
 const ClusterEvent kNodeTaint{EventResource::kNode, action::kUpdateNodeTaint, "NodeUpdate"};
+const ClusterEvent kAssignedPodAdd{EventResource::kAssignedPod, action::kAdd, "AssignedPodAdd"};
+const ClusterEvent kAssignedPodDelete{EventResource::kAssignedPod, action::kDelete,
+                                      "AssignedPodDelete"};
+const ClusterEvent kPodAdd{EventResource::kPod, action::kAdd, "PodAdd"};
 
 void UpdateN1(SchedulerHarness& h, const std::function<void(MakeNode&)>& change) {
   MakeNode updated("n1");
@@ -216,10 +220,10 @@ void UpdateN1(SchedulerHarness& h, const std::function<void(MakeNode&)>& change)
   h.sched().UpdateNode(MakeNode("n1").Obj(), updated.Ptr());
 }
 
-class NodeEventTest : public ::testing::TestWithParam<NodeEventCase> {};
+class ClusterEventTest : public ::testing::TestWithParam<ClusterEventCase> {};
 
-TEST_P(NodeEventTest, MovesUnschedulablePodsPerQueueingHints) {
-  const NodeEventCase& tc = GetParam();
+TEST_P(ClusterEventTest, MovesUnschedulablePodsPerQueueingHints) {
+  const ClusterEventCase& tc = GetParam();
   SchedulerHarness h;
   h.Plugin("Fit").filter = [](const PodInfo&, const NodeInfo& n) {
     auto it = n.node()->metadata.labels.find("ready");
@@ -246,48 +250,70 @@ TEST_P(NodeEventTest, MovesUnschedulablePodsPerQueueingHints) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Cases, NodeEventTest,
+    Cases, ClusterEventTest,
     ::testing::Values(
-        NodeEventCase{"NodeAddHintQueue",
-                      {{kNodeAdd, QueueIfReady}},
-                      [](SchedulerHarness& h) {
-                        h.sched().AddNode(MakeNode("n2").Label("ready", "yes").Ptr());
-                      },
-                      true},
-        NodeEventCase{"NodeAddHintSkip",
-                      {{kNodeAdd, QueueIfReady}},
-                      [](SchedulerHarness& h) { h.sched().AddNode(MakeNode("n2").Ptr()); },
-                      false},
-        NodeEventCase{"NodeAddNotRegistered",
-                      {},
-                      [](SchedulerHarness& h) {
-                        h.sched().AddNode(MakeNode("n2").Label("ready", "yes").Ptr());
-                      },
-                      false},
-        NodeEventCase{
+        ClusterEventCase{"NodeAddHintQueue",
+                         {{kNodeAdd, QueueIfReady}},
+                         [](SchedulerHarness& h) {
+                           h.sched().AddNode(MakeNode("n2").Label("ready", "yes").Ptr());
+                         },
+                         true},
+        ClusterEventCase{"NodeAddHintSkip",
+                         {{kNodeAdd, QueueIfReady}},
+                         [](SchedulerHarness& h) { h.sched().AddNode(MakeNode("n2").Ptr()); },
+                         false},
+        ClusterEventCase{"NodeAddNotRegistered",
+                         {},
+                         [](SchedulerHarness& h) {
+                           h.sched().AddNode(MakeNode("n2").Label("ready", "yes").Ptr());
+                         },
+                         false},
+        ClusterEventCase{
             "NodeLabelUpdate",
             {{kNodeLabel, QueueIfReady}},
             [](SchedulerHarness& h) { UpdateN1(h, [](MakeNode& n) { n.Label("ready", "yes"); }); },
             true},
-        NodeEventCase{"NodeAnnotationUpdateNotRegistered",
-                      {{kNodeLabel, nullptr}},
-                      [](SchedulerHarness& h) {
-                        UpdateN1(
-                            h, [](MakeNode& n) { n.Mutable().metadata.annotations["note"] = "x"; });
-                      },
-                      false},
-        NodeEventCase{"NodeTaintUpdate",
-                      {{kNodeTaint, nullptr}},
-                      [](SchedulerHarness& h) {
-                        UpdateN1(h, [](MakeNode& n) { n.Taint("k", "v", "NoSchedule"); });
-                      },
-                      true},
-        NodeEventCase{
+        ClusterEventCase{"NodeAnnotationUpdateNotRegistered",
+                         {{kNodeLabel, nullptr}},
+                         [](SchedulerHarness& h) {
+                           UpdateN1(h, [](MakeNode& n) {
+                             n.Mutable().metadata.annotations["note"] = "x";
+                           });
+                         },
+                         false},
+        ClusterEventCase{"NodeTaintUpdate",
+                         {{kNodeTaint, nullptr}},
+                         [](SchedulerHarness& h) {
+                           UpdateN1(h, [](MakeNode& n) { n.Taint("k", "v", "NoSchedule"); });
+                         },
+                         true},
+        ClusterEventCase{
             "NodeUpdateWithoutSchedulingChange",
             {{ClusterEvent{EventResource::kNode, action::kUpdate, "NodeUpdate"}, nullptr}},
             [](SchedulerHarness& h) { UpdateN1(h, [](MakeNode&) {}); },
-            false}),
-    [](const ::testing::TestParamInfo<NodeEventCase>& info) { return info.param.name; });
+            false},
+        ClusterEventCase{"AssignedPodAdd",
+                         {{kAssignedPodAdd, nullptr}},
+                         [](SchedulerHarness& h) { h.Submit(MakePod("other").Node("n1")); },
+                         true},
+        // A plugin that registered Pod hears about assigned pods too (upstream's Match).
+        ClusterEventCase{"PodAddMatchesAssignedPod",
+                         {{kPodAdd, nullptr}},
+                         [](SchedulerHarness& h) { h.Submit(MakePod("other").Node("n1")); },
+                         true},
+        ClusterEventCase{"PendingPodAddIsNotAssignedPodAdd",
+                         {{kAssignedPodAdd, nullptr}},
+                         [](SchedulerHarness& h) { h.Submit(MakePod("other")); },
+                         false},
+        ClusterEventCase{"AssignedPodDelete",
+                         {{kAssignedPodDelete, nullptr}},
+                         [](SchedulerHarness& h) {
+                           auto other = h.Submit(MakePod("other").Node("n1"));
+                           ASSERT_EQ(h.queue().Counts().unschedulable, 1) << "Add not registered";
+                           h.sched().DeletePod(*other);
+                         },
+                         true}),
+    [](const ::testing::TestParamInfo<ClusterEventCase>& info) { return info.param.name; });
 
 TEST(EventHandlersTest, PodMovedByANodeEventIsScheduledAfterItsBackoff) {
   SchedulerHarness h;

@@ -276,6 +276,28 @@ INSTANTIATE_TEST_SUITE_P(
                       "running PreFilter plugin \"Pre\": boom", false}),
     [](const ::testing::TestParamInfo<PreFilterCase>& info) { return info.param.name; });
 
+TEST(ScheduleOneTest, NodesLeftOutByPreFilterCountInTheMessage) {
+  SchedulerHarness h;
+  h.Plugin("Pre").pre_filter_nodes = std::set<std::string, std::less<>>{"n1", "gone"};
+  h.Enable(kPreFilter, "Pre");
+  h.Plugin("Fit").filter = [](const PodInfo&, const NodeInfo&) {
+    return Status::Unschedulable("Insufficient cpu");
+  };
+  h.Enable(kFilter, "Fit");
+  h.Start();
+  h.AddNodes({"n1", "n2", "n3"});
+  h.Submit(MakePod("p"));
+  ASSERT_TRUE(h.ScheduleOne());
+
+  // Only the node PreFilter kept is filtered (a name that is not a node is dropped); the others
+  // carry upstream's "didn't satisfy plugin(s)" status.
+  EXPECT_EQ(h.log().Sorted("Fit.Filter"), (std::vector<std::string>{"Fit.Filter:n1"}));
+  EXPECT_EQ(h.sink().Last().message,
+            "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) didn't satisfy plugin(s) "
+            "[Pre].");
+  EXPECT_EQ(h.queue().Counts().unschedulable, 1);
+}
+
 TEST(ScheduleOneTest, FilterErrorIsASchedulerError) {
   SchedulerHarness h;
   h.Plugin("Fit").filter = [](const PodInfo&, const NodeInfo&) { return Status::Error("boom"); };

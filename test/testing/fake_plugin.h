@@ -9,6 +9,8 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -60,6 +62,8 @@ class ScriptedPlugin : public framework::PreFilterPlugin,
   ScriptedPlugin(std::string name, CallLog* log) : name_(std::move(name)), log_(log) {}
 
   std::function<framework::Status(const framework::PodInfo&)> pre_filter;
+  // When set, PreFilter narrows the nodes to these (PreFilterResult::node_names).
+  std::optional<std::set<std::string, std::less<>>> pre_filter_nodes;
   std::function<framework::Status(const framework::PodInfo&, const framework::NodeInfo&)> filter;
   std::function<framework::Status(const framework::NodeToStatus&, framework::PostFilterResult*)>
       post_filter;
@@ -71,8 +75,9 @@ class ScriptedPlugin : public framework::PreFilterPlugin,
   std::string_view Name() const override { return name_; }
   framework::Status PreFilter(framework::CycleState&, const framework::PodInfo& pod,
                               const std::vector<const framework::NodeInfo*>&,
-                              framework::PreFilterResult*) const override {
+                              framework::PreFilterResult* result) const override {
     log_->Add(name_ + ".PreFilter");
+    if (pre_filter_nodes) result->node_names = pre_filter_nodes;
     return pre_filter ? pre_filter(pod) : framework::Status();
   }
   framework::Status Filter(const framework::CycleState&, const framework::PodInfo& pod,
