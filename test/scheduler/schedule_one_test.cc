@@ -28,6 +28,7 @@ constexpr auto kPostFilter = &config::Plugins::post_filter;
 constexpr auto kScore = &config::Plugins::score;
 constexpr auto kReserve = &config::Plugins::reserve;
 constexpr auto kPermit = &config::Plugins::permit;
+constexpr auto kPreBind = &config::Plugins::pre_bind;
 
 // ---- the pod is bound ----
 
@@ -338,6 +339,23 @@ TEST(ScheduleOneTest, PostFilterMessageIsAppendedAndItsNominationKept) {
   EXPECT_EQ(h.sched().nominator().NominatedNodeOf(pod->metadata.uid), "n2");
 }
 
+TEST(ScheduleOneTest, LongMessagesAreTruncatedLikeEventNotes) {
+  SchedulerHarness h;
+  h.Plugin("Fit").filter = [](const PodInfo&, const NodeInfo& n) {
+    return Status::Unschedulable(n.name() + std::string(2000, 'x'));
+  };
+  h.Enable(kFilter, "Fit");
+  h.Start();
+  h.AddNodes({"n1", "n2"});
+  h.Submit(MakePod("p"));
+  ASSERT_TRUE(h.ScheduleOne());
+  // Upstream's truncateMessage: at most 1024 bytes (NoteLengthLimit), ending in " ...".
+  const std::string msg = h.sink().Last().message;
+  EXPECT_EQ(msg.size(), 1024u);
+  EXPECT_EQ(msg.substr(0, 30), "0/2 nodes are available: 1 n1x");
+  EXPECT_EQ(msg.substr(msg.size() - 4), " ...");
+}
+
 TEST(ScheduleOneTest, NominatedNodeIsEvaluatedFirst) {
   SchedulerHarness h;
   h.Plugin("Fit");
@@ -483,6 +501,40 @@ TEST_F(PermitWaitTest, TimeoutRejects) {
   EXPECT_EQ(h_.sink().Last().message,
             "0/1 nodes are available: 1 rejected due to timeout after waiting 30s at plugin "
             "Gang.");
+}
+
+TEST_F(PermitWaitTest, PodUpdatedWhileAssumedIsNotScheduledAgain) {
+  // An update requeues the pending pod (upstream: "an assumed pod can be added again to the
+  // scheduling queue"); its next pop is skipped because the cache holds it as assumed.
+  h_.sched().UpdatePod(*pod_, MakePod("p").Label("app", "web").Ptr());
+  ASSERT_TRUE(h_.queue().Has("default/p"));
+  ASSERT_TRUE(h_.ScheduleOne());
+  EXPECT_EQ(h_.log().Count("Gang.Reserve"), 1u) << "no second scheduling cycle";
+  EXPECT_TRUE(h_.sink().Outcomes().empty());
+  EXPECT_FALSE(h_.queue().Has("default/p"));
+  h_.WaitingPod(pod_->metadata.uid)->Allow("Gang");
+  EXPECT_EQ(h_.RunBindings(), 1);
+  EXPECT_EQ(h_.BoundNode("default/p"), "n1");
+}
+
+TEST(ScheduleOneTest, PreBindFailureUnreservesAndRequeues) {
+  SchedulerHarness h;
+  h.Plugin("Vol").pre_bind = [](const std::string&) {
+    return Status::Error("provisioning failed");
+  };
+  h.Enable(kReserve, "Vol");
+  h.Enable(kPreBind, "Vol");
+  h.Start();
+  h.AddNodes({"n1"});
+  h.Submit(MakePod("p"));
+  ASSERT_TRUE(h.ScheduleOne());
+
+  EXPECT_TRUE(h.writer().Bindings().empty()) << "Bind must not run after a PreBind failure";
+  EXPECT_EQ(h.log().Count("Vol.Unreserve"), 1u);
+  EXPECT_EQ(h.sink().Last().reason, "SchedulerError");
+  EXPECT_EQ(h.sink().Last().message, "running PreBind plugin \"Vol\": provisioning failed");
+  EXPECT_EQ(h.sched().cache().AssumedPodCount(), 0u);
+  EXPECT_EQ(h.queue().Counts().backoff, 1);
 }
 
 TEST(ScheduleOneTest, BindFailureForgetsAndRequeues) {

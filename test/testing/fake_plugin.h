@@ -57,6 +57,7 @@ class ScriptedPlugin : public framework::PreFilterPlugin,
                        public framework::ScorePlugin,
                        public framework::ReservePlugin,
                        public framework::PermitPlugin,
+                       public framework::PreBindPlugin,
                        public framework::EnqueueExtensions {
  public:
   ScriptedPlugin(std::string name, CallLog* log) : name_(std::move(name)), log_(log) {}
@@ -70,6 +71,7 @@ class ScriptedPlugin : public framework::PreFilterPlugin,
   std::function<int64_t(const framework::NodeInfo&)> score;
   std::function<framework::Status(const std::string& node)> reserve;
   std::function<framework::Status(const std::string& node, framework::Duration* timeout)> permit;
+  std::function<framework::Status(const std::string& node)> pre_bind;
   std::vector<framework::ClusterEventWithHint> events;
 
   std::string_view Name() const override { return name_; }
@@ -110,6 +112,11 @@ class ScriptedPlugin : public framework::PreFilterPlugin,
                            const std::string& node, framework::Duration* timeout) const override {
     log_->Add(name_ + ".Permit");
     return permit ? permit(node, timeout) : framework::Status();
+  }
+  framework::Status PreBind(framework::CycleState&, const framework::PodInfo&,
+                            const std::string& node) const override {
+    log_->Add(name_ + ".PreBind");
+    return pre_bind ? pre_bind(node) : framework::Status();
   }
   std::vector<framework::ClusterEventWithHint> EventsToRegister() const override { return events; }
 
