@@ -38,6 +38,10 @@ struct ClientConfig {
 //   `<path>: context "x" not found`
 //   `<path>: users[0].user.client-certificate: cannot read "/x": No such file or directory`
 //   `<path>: users[0].user.exec: exec credential plugins are not supported; ...`
+// Fields are read by api::Reader (api/reader.h) and a wrong type reads
+//   `<path>: users[0].user.token: expected string, got array`; fields berth does not use are
+// ignored. Codes: kNotFound for a context, cluster or user the file does not have; kInvalid
+// otherwise.
 Result<ClientConfig> LoadKubeconfig(const std::string& path, const std::string& context = "");
 
 inline constexpr char kServiceAccountDir[] = "/var/run/secrets/kubernetes.io/serviceaccount";
