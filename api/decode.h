@@ -2,8 +2,10 @@
 // Typed decoding of Kubernetes objects from a Value tree (informers/api/value.h). The byte-level
 // parsers that build the tree live in informers/api/json. Every error names the field path from
 // the object root, e.g. `spec.containers[0].resources.requests.cpu: invalid quantity "1.5.3"`.
-// Unknown fields are ignored (as the API server's clients do); wrong types, bad quantities,
-// bad enum values and out-of-range integers are errors.
+// Fields are read by api::Reader (api/reader.h) in kObjectMode, so type errors read as everywhere
+// else (`<path>: expected integer, got string`). Unknown fields are ignored (as the API server's
+// clients do); wrong types, bad quantities, bad enum values and out-of-range integers are errors
+// (code kInvalid).
 
 #include <string>
 #include <variant>
