@@ -11,9 +11,9 @@
 #include <variant>
 
 #include "api/replicated_storage_types.h"
-#include "base/result.h"
 #include "api/types.h"
 #include "api/value.h"
+#include "base/result.h"
 
 namespace berth::api {
 

@@ -172,7 +172,9 @@ Result<std::string> ReadFileToString(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     int err = errno;
-    return Error{"cannot read \"" + path + "\": " + std::strerror(err != 0 ? err : ENOENT)};
+    if (err == 0) err = ENOENT;
+    return Error{"cannot read \"" + path + "\": " + std::strerror(err),
+                 err == ENOENT ? ErrorCode::kNotFound : ErrorCode::kInvalid};
   }
   std::ostringstream ss;
   ss << in.rdbuf();
@@ -242,10 +244,10 @@ Result<ClientConfig> InClusterConfig(const std::string& service_account_dir) {
   std::filesystem::path dir(service_account_dir);
   cfg.token_file = (dir / "token").string();
   auto token = ReadFileToString(cfg.token_file);
-  if (!token.ok()) return Error{"in-cluster config: " + token.error()};
+  if (!token.ok()) return token.status().Wrap("in-cluster config");
   cfg.token = Trim(*token);
   auto ca = ReadFileToString((dir / "ca.crt").string());
-  if (!ca.ok()) return Error{"in-cluster config: " + ca.error()};
+  if (!ca.ok()) return ca.status().Wrap("in-cluster config");
   cfg.ca_pem = std::move(*ca);
   auto ns = ReadFileToString((dir / "namespace").string());
   if (ns.ok() && !Trim(*ns).empty()) cfg.default_namespace = Trim(*ns);
@@ -270,7 +272,7 @@ Result<std::string> TokenSource::Token() {
   if (file_token_) return *file_token_;
   if (!static_token_.empty()) return static_token_;
   auto contents = ReadFileToString(token_file_);  // for the error message
-  if (!contents.ok()) return Error{"token file: " + contents.error()};
+  if (!contents.ok()) return contents.status().Wrap("token file");
   return Error{"token file \"" + token_file_ + "\": unreadable"};
 }
 

@@ -55,7 +55,8 @@ Result<ClientConfig> InClusterConfig(const std::string& service_account_dir = kS
 // Decodes standard base64 (whitespace ignored, padding optional). nullopt when malformed.
 std::optional<std::string> DecodeBase64(std::string_view in);
 
-// Reads a whole file. Error: `cannot read "<path>": <strerror>`.
+// Reads a whole file. Error: `cannot read "<path>": <strerror>`, code kNotFound when the file
+// does not exist.
 Result<std::string> ReadFileToString(const std::string& path);
 
 // The bearer token for requests: the token file's contents (trimmed) when a token file is set,

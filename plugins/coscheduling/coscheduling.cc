@@ -274,11 +274,10 @@ Result<Args> ParseArgs(const framework::PluginContext& ctx) {
 }
 
 Result<std::shared_ptr<framework::Plugin>> New(const framework::PluginContext& ctx) {
-  auto args = ParseArgs(ctx);
-  if (!args.ok()) return Error{args.error()};
+  BERTH_ASSIGN_OR_RETURN(Args args, ParseArgs(ctx));
   if (ctx.handle == nullptr)
     return Error{ctx.args_path + ": Coscheduling needs a framework handle"};
-  return std::shared_ptr<framework::Plugin>(std::make_shared<Coscheduling>(*args, ctx.handle));
+  return std::shared_ptr<framework::Plugin>(std::make_shared<Coscheduling>(args, ctx.handle));
 }
 
 }  // namespace berth::plugins::coscheduling

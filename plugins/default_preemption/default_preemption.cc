@@ -255,9 +255,8 @@ int32_t NumCandidates(const Args& args, int32_t num_nodes) {
 
 Result<std::shared_ptr<framework::Plugin>> New(const framework::PluginContext& ctx) {
   if (ctx.handle == nullptr) return Error{"DefaultPreemption: the plugin needs a framework handle"};
-  auto args = ParseArgs(ctx.args, ctx.args_path);
-  if (!args.ok()) return Error{args.error()};
-  return std::shared_ptr<framework::Plugin>(std::make_shared<DefaultPreemption>(*args, ctx.handle));
+  BERTH_ASSIGN_OR_RETURN(Args args, ParseArgs(ctx.args, ctx.args_path));
+  return std::shared_ptr<framework::Plugin>(std::make_shared<DefaultPreemption>(args, ctx.handle));
 }
 
 }  // namespace berth::plugins::default_preemption
