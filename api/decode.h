@@ -2,16 +2,18 @@
 // Typed decoding of Kubernetes objects from a Value tree (informers/api/value.h). The byte-level
 // parsers that build the tree live in informers/api/json. Every error names the field path from
 // the object root, e.g. `spec.containers[0].resources.requests.cpu: invalid quantity "1.5.3"`.
-// Unknown fields are ignored (as the API server's clients do); wrong types, bad quantities,
-// bad enum values and out-of-range integers are errors.
+// Fields are read by api::Reader (api/reader.h) in kObjectMode, so type errors read as everywhere
+// else (`<path>: expected integer, got string`). Unknown fields are ignored (as the API server's
+// clients do); wrong types, bad quantities, bad enum values and out-of-range integers are errors
+// (code kInvalid).
 
 #include <string>
 #include <variant>
 
 #include "api/replicated_storage_types.h"
-#include "base/result.h"
 #include "api/types.h"
 #include "api/value.h"
+#include "base/result.h"
 
 namespace berth::api {
 

@@ -6,96 +6,86 @@
 namespace berth::api {
 namespace {
 
-using internal::ObjectReader;
-using internal::PathError;
-
-Ok DecodeMeta(const ObjectReader& root, ObjectMeta* out) {
-  auto meta = root.Child("metadata");
-  BERTH_DECODE_TRY(meta);
-  return internal::DecodeObjectMeta(*meta, out);
+Ok DecodeMeta(const Reader& root, ObjectMeta* out) {
+  BERTH_ASSIGN_OR_RETURN(Reader meta, root.Child("metadata"));
+  return internal::DecodeObjectMeta(meta, out);
 }
 
-Ok DecodeTaint(const ObjectReader& in, Taint* out) {
-  BERTH_DECODE_TRY(in.String("key", &out->key));
-  if (out->key.empty()) return PathError(in.PathOf("key"), "key is required");
-  BERTH_DECODE_TRY(in.String("value", &out->value));
-  if (in.Get("effect") == nullptr) return PathError(in.PathOf("effect"), "effect is required");
+Ok DecodeTaint(const Reader& in, Taint* out) {
+  BERTH_RETURN_IF_ERROR(in.String("key", &out->key));
+  if (out->key.empty()) return RequiredError(in.PathOf("key"));
+  BERTH_RETURN_IF_ERROR(in.String("value", &out->value));
+  BERTH_RETURN_IF_ERROR(in.Require("effect"));
   return in.Enum("effect", {"NoSchedule", "PreferNoSchedule", "NoExecute"}, &out->effect);
 }
 
-Ok DecodeNodeCondition(const ObjectReader& in, NodeCondition* out) {
-  BERTH_DECODE_TRY(in.String("type", &out->type));
-  BERTH_DECODE_TRY(in.String("status", &out->status));
-  BERTH_DECODE_TRY(in.String("reason", &out->reason));
+Ok DecodeNodeCondition(const Reader& in, NodeCondition* out) {
+  BERTH_RETURN_IF_ERROR(in.String("type", &out->type));
+  BERTH_RETURN_IF_ERROR(in.String("status", &out->status));
+  BERTH_RETURN_IF_ERROR(in.String("reason", &out->reason));
   return in.String("message", &out->message);
 }
 
-Ok DecodeContainerImage(const ObjectReader& in, ContainerImage* out) {
-  BERTH_DECODE_TRY(in.Strings("names", &out->names));
+Ok DecodeContainerImage(const Reader& in, ContainerImage* out) {
+  BERTH_RETURN_IF_ERROR(in.Strings("names", &out->names));
   return in.Int64("sizeBytes", &out->size_bytes);
 }
 
-Ok DecodeNodeInto(const ObjectReader& root, Node* out) {
-  BERTH_DECODE_TRY(DecodeMeta(root, &out->metadata));
-  auto spec = root.Child("spec");
-  BERTH_DECODE_TRY(spec);
-  BERTH_DECODE_TRY(spec->Bool("unschedulable", &out->spec.unschedulable));
-  BERTH_DECODE_TRY(spec->List("taints", &out->spec.taints, DecodeTaint));
-  auto status = root.Child("status");
-  BERTH_DECODE_TRY(status);
-  BERTH_DECODE_TRY(status->Resources("capacity", &out->status.capacity));
-  BERTH_DECODE_TRY(status->Resources("allocatable", &out->status.allocatable));
-  BERTH_DECODE_TRY(status->List("conditions", &out->status.conditions, DecodeNodeCondition));
-  return status->List("images", &out->status.images, DecodeContainerImage);
+Ok DecodeNodeInto(const Reader& root, Node* out) {
+  BERTH_RETURN_IF_ERROR(DecodeMeta(root, &out->metadata));
+  BERTH_ASSIGN_OR_RETURN(Reader spec, root.Child("spec"));
+  BERTH_RETURN_IF_ERROR(spec.Bool("unschedulable", &out->spec.unschedulable));
+  BERTH_RETURN_IF_ERROR(spec.List("taints", &out->spec.taints, DecodeTaint));
+  BERTH_ASSIGN_OR_RETURN(Reader status, root.Child("status"));
+  BERTH_RETURN_IF_ERROR(status.Resources("capacity", &out->status.capacity));
+  BERTH_RETURN_IF_ERROR(status.Resources("allocatable", &out->status.allocatable));
+  BERTH_RETURN_IF_ERROR(status.List("conditions", &out->status.conditions, DecodeNodeCondition));
+  return status.List("images", &out->status.images, DecodeContainerImage);
 }
 
-Ok DecodeNamespaceInto(const ObjectReader& root, Namespace* out) {
+Ok DecodeNamespaceInto(const Reader& root, Namespace* out) {
   return DecodeMeta(root, &out->metadata);
 }
 
-Ok DecodeServiceInto(const ObjectReader& root, Service* out) {
-  BERTH_DECODE_TRY(DecodeMeta(root, &out->metadata));
-  auto spec = root.Child("spec");
-  BERTH_DECODE_TRY(spec);
-  BERTH_DECODE_TRY(spec->StringMap("selector", &out->selector));
-  BERTH_DECODE_TRY(spec->String("type", &out->type));
-  return spec->String("clusterIP", &out->cluster_ip);
+Ok DecodeServiceInto(const Reader& root, Service* out) {
+  BERTH_RETURN_IF_ERROR(DecodeMeta(root, &out->metadata));
+  BERTH_ASSIGN_OR_RETURN(Reader spec, root.Child("spec"));
+  BERTH_RETURN_IF_ERROR(spec.StringMap("selector", &out->selector));
+  BERTH_RETURN_IF_ERROR(spec.String("type", &out->type));
+  return spec.String("clusterIP", &out->cluster_ip);
 }
 
-Ok DecodePodGroupInto(const ObjectReader& root, PodGroup* out) {
-  BERTH_DECODE_TRY(DecodeMeta(root, &out->metadata));
-  auto spec = root.Child("spec");
-  BERTH_DECODE_TRY(spec);
-  BERTH_DECODE_TRY(spec->Int32("minMember", &out->spec.min_member));
+Ok DecodePodGroupInto(const Reader& root, PodGroup* out) {
+  BERTH_RETURN_IF_ERROR(DecodeMeta(root, &out->metadata));
+  BERTH_ASSIGN_OR_RETURN(Reader spec, root.Child("spec"));
+  BERTH_RETURN_IF_ERROR(spec.Int32("minMember", &out->spec.min_member));
   if (out->spec.min_member < 0) {
-    return PathError(spec->PathOf("minMember"), "must be greater than or equal to 0");
+    return PathError(spec.PathOf("minMember"), "must be greater than or equal to 0");
   }
-  BERTH_DECODE_TRY(spec->Resources("minResources", &out->spec.min_resources));
-  BERTH_DECODE_TRY(spec->OptInt32("scheduleTimeoutSeconds", &out->spec.schedule_timeout_seconds));
+  BERTH_RETURN_IF_ERROR(spec.Resources("minResources", &out->spec.min_resources));
+  BERTH_RETURN_IF_ERROR(
+      spec.OptInt32("scheduleTimeoutSeconds", &out->spec.schedule_timeout_seconds));
   if (out->spec.schedule_timeout_seconds.has_value() && *out->spec.schedule_timeout_seconds < 0) {
-    return PathError(spec->PathOf("scheduleTimeoutSeconds"), "must be greater than or equal to 0");
+    return PathError(spec.PathOf("scheduleTimeoutSeconds"), "must be greater than or equal to 0");
   }
-  auto status = root.Child("status");
-  BERTH_DECODE_TRY(status);
-  BERTH_DECODE_TRY(status->String("phase", &out->status.phase));
-  BERTH_DECODE_TRY(status->String("occupiedBy", &out->status.occupied_by));
-  BERTH_DECODE_TRY(status->Int32("running", &out->status.running));
-  BERTH_DECODE_TRY(status->Int32("succeeded", &out->status.succeeded));
-  BERTH_DECODE_TRY(status->Int32("failed", &out->status.failed));
-  return status->Timestamp("scheduleStartTime", &out->status.schedule_start_time);
+  BERTH_ASSIGN_OR_RETURN(Reader status, root.Child("status"));
+  BERTH_RETURN_IF_ERROR(status.String("phase", &out->status.phase));
+  BERTH_RETURN_IF_ERROR(status.String("occupiedBy", &out->status.occupied_by));
+  BERTH_RETURN_IF_ERROR(status.Int32("running", &out->status.running));
+  BERTH_RETURN_IF_ERROR(status.Int32("succeeded", &out->status.succeeded));
+  BERTH_RETURN_IF_ERROR(status.Int32("failed", &out->status.failed));
+  return status.Timestamp("scheduleStartTime", &out->status.schedule_start_time);
 }
 
-Ok DecodePodDisruptionBudgetInto(const ObjectReader& root, PodDisruptionBudget* out) {
-  BERTH_DECODE_TRY(DecodeMeta(root, &out->metadata));
-  auto spec = root.Child("spec");
-  BERTH_DECODE_TRY(spec);
-  BERTH_DECODE_TRY(internal::DecodeOptLabelSelector(*spec, "selector", &out->selector));
-  auto status = root.Child("status");
-  BERTH_DECODE_TRY(status);
-  BERTH_DECODE_TRY(status->Int32("disruptionsAllowed", &out->disruptions_allowed));
-  if (const Value* disrupted = status->Get("disruptedPods")) {
+Ok DecodePodDisruptionBudgetInto(const Reader& root, PodDisruptionBudget* out) {
+  BERTH_RETURN_IF_ERROR(DecodeMeta(root, &out->metadata));
+  BERTH_ASSIGN_OR_RETURN(Reader spec, root.Child("spec"));
+  BERTH_RETURN_IF_ERROR(internal::DecodeOptLabelSelector(spec, "selector", &out->selector));
+  BERTH_ASSIGN_OR_RETURN(Reader status, root.Child("status"));
+  BERTH_RETURN_IF_ERROR(status.Int32("disruptionsAllowed", &out->disruptions_allowed));
+  if (const Value* disrupted = status.Get("disruptedPods")) {
     if (!disrupted->IsObject()) {
-      return internal::TypeError(status->PathOf("disruptedPods"), "object", *disrupted);
+      return TypeError(status.PathOf("disruptedPods"), "object", *disrupted);
     }
     for (const auto& [name, when] : disrupted->AsObject()) out->disrupted_pods.push_back(name);
   }
@@ -115,7 +105,7 @@ std::string ApiGroup(const std::string& api_version) {
 
 template <typename T>
 Result<Object> Wrap(Result<T> r, const Value& v) {
-  if (!r.ok()) return Error{DescribeObject(v) + ": " + r.error()};
+  if (!r.ok()) return r.status().Wrap(DescribeObject(v));
   return Object(std::move(*r));
 }
 
@@ -174,13 +164,13 @@ Result<Object> DecodeObject(const Value& v) {
   if (kind == "PodDisruptionBudget") {
     if (ApiGroup(api_version) == "policy") return Wrap(DecodePodDisruptionBudget(v), v);
     return Error{"unsupported kind \"PodDisruptionBudget\" in apiVersion \"" + api_version +
-                 "\" (want policy/v1)",
+                     "\" (want policy/v1)",
                  ErrorCode::kNotFound};
   }
   if (kind == "PodGroup") {
     if (ApiGroup(api_version) == "scheduling.x-k8s.io") return Wrap(DecodePodGroup(v), v);
     return Error{"unsupported kind \"PodGroup\" in apiVersion \"" + api_version +
-                 "\" (want group scheduling.x-k8s.io)",
+                     "\" (want group scheduling.x-k8s.io)",
                  ErrorCode::kNotFound};
   }
   return Error{"unsupported kind \"" + kind + "\"", ErrorCode::kNotFound};

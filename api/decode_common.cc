@@ -1,4 +1,4 @@
-// Field readers, quantities and timestamps shared by the typed decoders.
+// Quantities, resource lists and RFC 3339 timestamps shared by the typed decoders.
 
 #include <charconv>
 #include <cmath>
@@ -6,212 +6,9 @@
 #include <limits>
 
 #include "api/decode.h"
-#include "api/decode_internal.h"
+#include "api/reader.h"
 
 namespace berth::api {
-namespace internal {
-
-std::string JoinPath(const std::string& path, std::string_view key) {
-  if (path.empty()) return std::string(key);
-  std::string out = path;
-  out.push_back('.');
-  out.append(key);
-  return out;
-}
-
-std::string IndexPath(const std::string& path, size_t index) {
-  return path + "[" + std::to_string(index) + "]";
-}
-
-Error PathError(const std::string& path, const std::string& what) {
-  if (path.empty()) return Error{what};
-  return Error{path + ": " + what};
-}
-
-Error TypeError(const std::string& path, std::string_view want, const Value& got) {
-  return PathError(path, "expected " + std::string(want) + ", got " + std::string(got.TypeName()));
-}
-
-namespace {
-
-std::string NumberText(double d) {
-  char buf[64];
-  auto [p, ec] = std::to_chars(buf, buf + sizeof(buf), d);
-  return std::string(buf, p);
-}
-
-}  // namespace
-
-Result<int64_t> ToInt64(const Value& v, const std::string& path) {
-  if (v.IsInt()) return v.AsInt();
-  if (v.IsDouble()) {
-    double d = v.AsDouble();
-    if (!std::isfinite(d) || d != std::floor(d)) {
-      return PathError(path, "expected integer, got number " + NumberText(d));
-    }
-    // 2^63 is exactly representable; anything at or beyond it does not fit.
-    if (d >= 9223372036854775808.0 || d < -9223372036854775808.0) {
-      return PathError(path, "value " + NumberText(d) + " out of range for int64");
-    }
-    return static_cast<int64_t>(d);
-  }
-  return TypeError(path, "integer", v);
-}
-
-Result<int32_t> ToInt32(const Value& v, const std::string& path) {
-  auto i = ToInt64(v, path);
-  BERTH_DECODE_TRY(i);
-  if (*i < std::numeric_limits<int32_t>::min() || *i > std::numeric_limits<int32_t>::max()) {
-    return PathError(path, "value " + std::to_string(*i) + " out of range for int32");
-  }
-  return static_cast<int32_t>(*i);
-}
-
-Result<ObjectReader> ObjectReader::Of(const Value* v, std::string path) {
-  if (v != nullptr && v->IsNull()) v = nullptr;
-  if (v != nullptr && !v->IsObject()) return TypeError(path, "object", *v);
-  return ObjectReader(v, std::move(path));
-}
-
-const Value* ObjectReader::Get(std::string_view key) const {
-  if (v_ == nullptr) return nullptr;
-  const Value* f = v_->Find(key);
-  return f == nullptr || f->IsNull() ? nullptr : f;
-}
-
-Ok ObjectReader::String(std::string_view key, std::string* out) const {
-  const Value* f = Get(key);
-  if (f == nullptr) return Ok();
-  if (!f->IsString()) return TypeError(PathOf(key), "string", *f);
-  *out = f->AsString();
-  return Ok();
-}
-
-Ok ObjectReader::OptString(std::string_view key, std::optional<std::string>* out) const {
-  const Value* f = Get(key);
-  if (f == nullptr) return Ok();
-  if (!f->IsString()) return TypeError(PathOf(key), "string", *f);
-  *out = f->AsString();
-  return Ok();
-}
-
-Ok ObjectReader::Bool(std::string_view key, bool* out) const {
-  const Value* f = Get(key);
-  if (f == nullptr) return Ok();
-  if (!f->IsBool()) return TypeError(PathOf(key), "boolean", *f);
-  *out = f->AsBool();
-  return Ok();
-}
-
-Ok ObjectReader::Int64(std::string_view key, int64_t* out) const {
-  const Value* f = Get(key);
-  if (f == nullptr) return Ok();
-  auto i = ToInt64(*f, PathOf(key));
-  BERTH_DECODE_TRY(i);
-  *out = *i;
-  return Ok();
-}
-
-Ok ObjectReader::Int32(std::string_view key, int32_t* out) const {
-  const Value* f = Get(key);
-  if (f == nullptr) return Ok();
-  auto i = ToInt32(*f, PathOf(key));
-  BERTH_DECODE_TRY(i);
-  *out = *i;
-  return Ok();
-}
-
-Ok ObjectReader::OptInt64(std::string_view key, std::optional<int64_t>* out) const {
-  const Value* f = Get(key);
-  if (f == nullptr) return Ok();
-  auto i = ToInt64(*f, PathOf(key));
-  BERTH_DECODE_TRY(i);
-  *out = *i;
-  return Ok();
-}
-
-Ok ObjectReader::OptInt32(std::string_view key, std::optional<int32_t>* out) const {
-  const Value* f = Get(key);
-  if (f == nullptr) return Ok();
-  auto i = ToInt32(*f, PathOf(key));
-  BERTH_DECODE_TRY(i);
-  *out = *i;
-  return Ok();
-}
-
-Ok ObjectReader::Strings(std::string_view key, std::vector<std::string>* out) const {
-  const Value* f = Get(key);
-  if (f == nullptr) return Ok();
-  std::string path = PathOf(key);
-  if (!f->IsArray()) return TypeError(path, "array", *f);
-  out->clear();
-  for (size_t i = 0; i < f->AsArray().size(); ++i) {
-    const Value& item = f->AsArray()[i];
-    if (!item.IsString()) return TypeError(IndexPath(path, i), "string", item);
-    out->push_back(item.AsString());
-  }
-  return Ok();
-}
-
-Ok ObjectReader::StringMap(std::string_view key, std::map<std::string, std::string>* out) const {
-  const Value* f = Get(key);
-  if (f == nullptr) return Ok();
-  std::string path = PathOf(key);
-  if (!f->IsObject()) return TypeError(path, "object", *f);
-  out->clear();
-  for (const auto& [k, item] : f->AsObject()) {
-    if (!item.IsString()) return TypeError(JoinPath(path, k), "string", item);
-    (*out)[k] = item.AsString();
-  }
-  return Ok();
-}
-
-Ok ObjectReader::Resources(std::string_view key, ResourceList* out) const {
-  const Value* f = Get(key);
-  if (f == nullptr) return Ok();
-  auto list = DecodeResourceList(*f, PathOf(key));
-  BERTH_DECODE_TRY(list);
-  *out = std::move(*list);
-  return Ok();
-}
-
-Ok ObjectReader::Timestamp(std::string_view key, std::optional<Time>* out) const {
-  const Value* f = Get(key);
-  if (f == nullptr) return Ok();
-  if (!f->IsString()) return TypeError(PathOf(key), "string", *f);
-  auto t = ParseTime(f->AsString());
-  if (!t.ok()) return PathError(PathOf(key), t.error());
-  *out = *t;
-  return Ok();
-}
-
-Ok ObjectReader::Enum(std::string_view key, std::initializer_list<std::string_view> allowed,
-                      std::string* out) const {
-  std::string s;
-  BERTH_DECODE_TRY(String(key, &s));
-  if (Get(key) == nullptr) return Ok();
-  std::string want;
-  for (std::string_view a : allowed) {
-    if (s == a) {
-      *out = std::move(s);
-      return Ok();
-    }
-    if (a.empty()) continue;
-    if (!want.empty()) want += ", ";
-    want += "\"" + std::string(a) + "\"";
-  }
-  // Worded like the API server's field.NotSupported.
-  return PathError(PathOf(key), "unsupported value \"" + s + "\": supported values: " + want);
-}
-
-Result<ObjectReader> ObjectReader::Child(std::string_view key) const {
-  return Of(Get(key), PathOf(key));
-}
-
-}  // namespace internal
-
-using internal::PathError;
-using internal::TypeError;
 
 Result<Quantity> DecodeQuantity(const Value& v, const std::string& path) {
   std::string text;
@@ -237,11 +34,9 @@ Result<ResourceList> DecodeResourceList(const Value& v, const std::string& path)
   if (v.IsNull()) return out;
   if (!v.IsObject()) return TypeError(path, "object", v);
   for (const auto& [name, item] : v.AsObject()) {
-    std::string item_path = internal::JoinPath(path, name);
+    std::string item_path = JoinPath(path, name);
     if (name.empty()) return PathError(item_path, "resource name must not be empty");
-    auto q = DecodeQuantity(item, item_path);
-    BERTH_DECODE_TRY(q);
-    out[name] = *q;
+    BERTH_ASSIGN_OR_RETURN(out[name], DecodeQuantity(item, item_path));
   }
   return out;
 }

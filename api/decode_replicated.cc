@@ -8,113 +8,99 @@
 namespace berth::api {
 namespace {
 
-using internal::ObjectReader;
-using internal::PathError;
-
-Ok DecodeMeta(const ObjectReader& root, ObjectMeta* out) {
-  auto meta = root.Child("metadata");
-  BERTH_DECODE_TRY(meta);
-  return internal::DecodeObjectMeta(*meta, out);
+Ok DecodeMeta(const Reader& root, ObjectMeta* out) {
+  BERTH_ASSIGN_OR_RETURN(Reader meta, root.Child("metadata"));
+  return internal::DecodeObjectMeta(meta, out);
 }
 
 // A size quantity ("10Gi", 1073741824) as whole bytes; absent leaves *out alone. Negative sizes
 // are errors.
-Ok Bytes(const ObjectReader& in, std::string_view key, int64_t* out) {
+Ok Bytes(const Reader& in, std::string_view key, int64_t* out) {
   const Value* v = in.Get(key);
   if (v == nullptr) return Ok();
-  auto q = DecodeQuantity(*v, in.PathOf(key));
-  BERTH_DECODE_TRY(q);
-  if (q->milli < 0) return PathError(in.PathOf(key), "must not be negative");
-  *out = q->Value();
+  BERTH_ASSIGN_OR_RETURN(Quantity q, DecodeQuantity(*v, in.PathOf(key)));
+  if (q.milli < 0) return PathError(in.PathOf(key), "must not be negative");
+  *out = q.Value();
   return Ok();
 }
 
-Ok DecodeRscInto(const ObjectReader& root, ReplicatedStorageClass* out) {
-  BERTH_DECODE_TRY(DecodeMeta(root, &out->metadata));
-  auto spec = root.Child("spec");
-  BERTH_DECODE_TRY(spec);
-  BERTH_DECODE_TRY(spec->Enum("volumeAccess",
-                              {"", "Local", "EventuallyLocal", "PreferablyLocal", "Any"},
-                              &out->volume_access));
-  BERTH_DECODE_TRY(spec->Strings("zones", &out->zones));
-  BERTH_DECODE_TRY(spec->String("topology", &out->topology));
-  BERTH_DECODE_TRY(spec->String("storagePool", &out->storage_pool));
-  auto status = root.Child("status");
-  BERTH_DECODE_TRY(status);
-  return status->String("storagePoolName", &out->status_storage_pool_name);
+Ok DecodeRscInto(const Reader& root, ReplicatedStorageClass* out) {
+  BERTH_RETURN_IF_ERROR(DecodeMeta(root, &out->metadata));
+  BERTH_ASSIGN_OR_RETURN(Reader spec, root.Child("spec"));
+  BERTH_RETURN_IF_ERROR(spec.Enum("volumeAccess",
+                                  {"", "Local", "EventuallyLocal", "PreferablyLocal", "Any"},
+                                  &out->volume_access));
+  BERTH_RETURN_IF_ERROR(spec.Strings("zones", &out->zones));
+  BERTH_RETURN_IF_ERROR(spec.String("topology", &out->topology));
+  BERTH_RETURN_IF_ERROR(spec.String("storagePool", &out->storage_pool));
+  BERTH_ASSIGN_OR_RETURN(Reader status, root.Child("status"));
+  return status.String("storagePoolName", &out->status_storage_pool_name);
 }
 
-Ok DecodeRspVolumeGroup(const ObjectReader& in, ReplicatedStoragePoolVolumeGroup* out) {
-  BERTH_DECODE_TRY(in.String("name", &out->name));
-  if (out->name.empty()) return PathError(in.PathOf("name"), "name is required");
+Ok DecodeRspVolumeGroup(const Reader& in, ReplicatedStoragePoolVolumeGroup* out) {
+  BERTH_RETURN_IF_ERROR(in.String("name", &out->name));
+  if (out->name.empty()) return RequiredError(in.PathOf("name"));
   return in.String("thinPoolName", &out->thin_pool_name);
 }
 
-Ok DecodeRspInto(const ObjectReader& root, ReplicatedStoragePool* out) {
-  BERTH_DECODE_TRY(DecodeMeta(root, &out->metadata));
-  auto spec = root.Child("spec");
-  BERTH_DECODE_TRY(spec);
-  BERTH_DECODE_TRY(spec->String("type", &out->type));
-  return spec->List("lvmVolumeGroups", &out->lvm_volume_groups, DecodeRspVolumeGroup);
+Ok DecodeRspInto(const Reader& root, ReplicatedStoragePool* out) {
+  BERTH_RETURN_IF_ERROR(DecodeMeta(root, &out->metadata));
+  BERTH_ASSIGN_OR_RETURN(Reader spec, root.Child("spec"));
+  BERTH_RETURN_IF_ERROR(spec.String("type", &out->type));
+  return spec.List("lvmVolumeGroups", &out->lvm_volume_groups, DecodeRspVolumeGroup);
 }
 
-Ok DecodeLvgNode(const ObjectReader& in, std::string* out) {
-  BERTH_DECODE_TRY(in.String("name", out));
-  if (out->empty()) return PathError(in.PathOf("name"), "name is required");
+Ok DecodeLvgNode(const Reader& in, std::string* out) {
+  BERTH_RETURN_IF_ERROR(in.String("name", out));
+  if (out->empty()) return RequiredError(in.PathOf("name"));
   return Ok();
 }
 
-Ok DecodeThinPool(const ObjectReader& in, LVMThinPoolStatus* out) {
-  BERTH_DECODE_TRY(in.String("name", &out->name));
-  if (out->name.empty()) return PathError(in.PathOf("name"), "name is required");
-  BERTH_DECODE_TRY(Bytes(in, "allocatedSize", &out->allocated_size));
+Ok DecodeThinPool(const Reader& in, LVMThinPoolStatus* out) {
+  BERTH_RETURN_IF_ERROR(in.String("name", &out->name));
+  if (out->name.empty()) return RequiredError(in.PathOf("name"));
+  BERTH_RETURN_IF_ERROR(Bytes(in, "allocatedSize", &out->allocated_size));
   return Bytes(in, "availableSpace", &out->available_space);
 }
 
-Ok DecodeLvgInto(const ObjectReader& root, LVMVolumeGroup* out) {
-  BERTH_DECODE_TRY(DecodeMeta(root, &out->metadata));
-  auto status = root.Child("status");
-  BERTH_DECODE_TRY(status);
-  BERTH_DECODE_TRY(status->String("phase", &out->phase));
-  BERTH_DECODE_TRY(status->List("nodes", &out->node_names, DecodeLvgNode));
-  BERTH_DECODE_TRY(Bytes(*status, "vgSize", &out->vg_size));
-  BERTH_DECODE_TRY(Bytes(*status, "vgFree", &out->vg_free));
-  return status->List("thinPools", &out->thin_pools, DecodeThinPool);
+Ok DecodeLvgInto(const Reader& root, LVMVolumeGroup* out) {
+  BERTH_RETURN_IF_ERROR(DecodeMeta(root, &out->metadata));
+  BERTH_ASSIGN_OR_RETURN(Reader status, root.Child("status"));
+  BERTH_RETURN_IF_ERROR(status.String("phase", &out->phase));
+  BERTH_RETURN_IF_ERROR(status.List("nodes", &out->node_names, DecodeLvgNode));
+  BERTH_RETURN_IF_ERROR(Bytes(status, "vgSize", &out->vg_size));
+  BERTH_RETURN_IF_ERROR(Bytes(status, "vgFree", &out->vg_free));
+  return status.List("thinPools", &out->thin_pools, DecodeThinPool);
 }
 
-Ok DecodeLlvInto(const ObjectReader& root, LVMLogicalVolume* out) {
-  BERTH_DECODE_TRY(DecodeMeta(root, &out->metadata));
-  auto spec = root.Child("spec");
-  BERTH_DECODE_TRY(spec);
-  BERTH_DECODE_TRY(spec->String("lvmVolumeGroupName", &out->lvm_volume_group_name));
-  BERTH_DECODE_TRY(spec->String("actualLVNameOnTheNode", &out->actual_lv_name_on_the_node));
-  BERTH_DECODE_TRY(Bytes(*spec, "size", &out->size));
-  auto thin = spec->Child("thin");
-  BERTH_DECODE_TRY(thin);
-  if (thin->present()) {
+Ok DecodeLlvInto(const Reader& root, LVMLogicalVolume* out) {
+  BERTH_RETURN_IF_ERROR(DecodeMeta(root, &out->metadata));
+  BERTH_ASSIGN_OR_RETURN(Reader spec, root.Child("spec"));
+  BERTH_RETURN_IF_ERROR(spec.String("lvmVolumeGroupName", &out->lvm_volume_group_name));
+  BERTH_RETURN_IF_ERROR(spec.String("actualLVNameOnTheNode", &out->actual_lv_name_on_the_node));
+  BERTH_RETURN_IF_ERROR(Bytes(spec, "size", &out->size));
+  BERTH_ASSIGN_OR_RETURN(Reader thin, spec.Child("thin"));
+  if (thin.present()) {
     std::string pool;
-    BERTH_DECODE_TRY(thin->String("poolName", &pool));
+    BERTH_RETURN_IF_ERROR(thin.String("poolName", &pool));
     out->thin_pool_name = std::move(pool);
   }
-  auto status = root.Child("status");
-  BERTH_DECODE_TRY(status);
-  BERTH_DECODE_TRY(status->String("phase", &out->phase));
-  return Bytes(*status, "actualSize", &out->actual_size);
+  BERTH_ASSIGN_OR_RETURN(Reader status, root.Child("status"));
+  BERTH_RETURN_IF_ERROR(status.String("phase", &out->phase));
+  return Bytes(status, "actualSize", &out->actual_size);
 }
 
-Ok DecodeRvMember(const ObjectReader& in, ReplicatedVolumeMember* out) {
-  BERTH_DECODE_TRY(in.String("name", &out->name));
-  BERTH_DECODE_TRY(in.String("type", &out->type));
+Ok DecodeRvMember(const Reader& in, ReplicatedVolumeMember* out) {
+  BERTH_RETURN_IF_ERROR(in.String("name", &out->name));
+  BERTH_RETURN_IF_ERROR(in.String("type", &out->type));
   return in.String("nodeName", &out->node_name);
 }
 
-Ok DecodeRvInto(const ObjectReader& root, ReplicatedVolume* out) {
-  BERTH_DECODE_TRY(DecodeMeta(root, &out->metadata));
-  auto status = root.Child("status");
-  BERTH_DECODE_TRY(status);
-  auto datamesh = status->Child("datamesh");
-  BERTH_DECODE_TRY(datamesh);
-  return datamesh->List("members", &out->members, DecodeRvMember);
+Ok DecodeRvInto(const Reader& root, ReplicatedVolume* out) {
+  BERTH_RETURN_IF_ERROR(DecodeMeta(root, &out->metadata));
+  BERTH_ASSIGN_OR_RETURN(Reader status, root.Child("status"));
+  BERTH_ASSIGN_OR_RETURN(Reader datamesh, status.Child("datamesh"));
+  return datamesh.List("members", &out->members, DecodeRvMember);
 }
 
 std::string StringField(const Value& v, std::string_view key) {
@@ -124,7 +110,7 @@ std::string StringField(const Value& v, std::string_view key) {
 
 template <typename T>
 Result<ReplicatedStorageObject> Wrap(Result<T> r, const Value& v) {
-  if (!r.ok()) return Error{DescribeObject(v) + ": " + r.error()};
+  if (!r.ok()) return r.status().Wrap(DescribeObject(v));
   return ReplicatedStorageObject(std::move(*r));
 }
 
@@ -162,9 +148,9 @@ bool IsReplicatedStorageKind(const Value& v) {
 Result<ReplicatedStorageObject> DecodeReplicatedStorageObject(const Value& v) {
   const std::string kind = StringField(v, "kind");
   if (!IsReplicatedStorageKind(v)) {
-    return Error{"unsupported kind \"" + kind + "\" in apiVersion \"" +
-                 StringField(v, "apiVersion") + "\"",
-                 ErrorCode::kNotFound};
+    return Error{
+        "unsupported kind \"" + kind + "\" in apiVersion \"" + StringField(v, "apiVersion") + "\"",
+        ErrorCode::kNotFound};
   }
   if (kind == "ReplicatedStorageClass") return Wrap(DecodeReplicatedStorageClass(v), v);
   if (kind == "ReplicatedStoragePool") return Wrap(DecodeReplicatedStoragePool(v), v);

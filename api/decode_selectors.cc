@@ -10,10 +10,10 @@ namespace berth::api {
 namespace internal {
 namespace {
 
-Ok ParseOperator(const ObjectReader& in, bool node_selector, SelectorOperator* out) {
+Ok ParseOperator(const Reader& in, bool node_selector, SelectorOperator* out) {
   const Value* f = in.Get("operator");
   std::string path = in.PathOf("operator");
-  if (f == nullptr) return PathError(path, "operator is required");
+  if (f == nullptr) return RequiredError(path);
   if (!f->IsString()) return TypeError(path, "string", *f);
   const std::string& s = f->AsString();
   if (s == "In") {
@@ -44,8 +44,7 @@ bool IsInt64(std::string_view s) {
 }
 
 // Upstream's ValidateNodeSelectorRequirement / ValidateLabelSelectorRequirement value rules.
-Ok CheckValues(const ObjectReader& in, SelectorOperator op,
-               const std::vector<std::string>& values) {
+Ok CheckValues(const Reader& in, SelectorOperator op, const std::vector<std::string>& values) {
   std::string path = in.PathOf("values");
   switch (op) {
     case SelectorOperator::kIn:
@@ -68,7 +67,7 @@ Ok CheckValues(const ObjectReader& in, SelectorOperator op,
       }
       if (!IsInt64(values[0])) {
         return PathError(
-            internal::IndexPath(path, 0),
+            IndexPath(path, 0),
             "must be an integer when `operator` is 'Lt' or 'Gt', got \"" + values[0] + "\"");
       }
       return Ok();
@@ -76,30 +75,30 @@ Ok CheckValues(const ObjectReader& in, SelectorOperator op,
   return Ok();
 }
 
-Ok RequireKey(const ObjectReader& in, std::string* key) {
-  BERTH_DECODE_TRY(in.String("key", key));
-  if (key->empty()) return PathError(in.PathOf("key"), "key is required");
+Ok RequireKey(const Reader& in, std::string* key) {
+  BERTH_RETURN_IF_ERROR(in.String("key", key));
+  if (key->empty()) return RequiredError(in.PathOf("key"));
   return Ok();
 }
 
-Ok DecodeNodeSelectorRequirement(const ObjectReader& in, NodeSelectorRequirement* out) {
-  BERTH_DECODE_TRY(RequireKey(in, &out->key));
-  BERTH_DECODE_TRY(ParseOperator(in, /*node_selector=*/true, &out->op));
-  BERTH_DECODE_TRY(in.Strings("values", &out->values));
+Ok DecodeNodeSelectorRequirement(const Reader& in, NodeSelectorRequirement* out) {
+  BERTH_RETURN_IF_ERROR(RequireKey(in, &out->key));
+  BERTH_RETURN_IF_ERROR(ParseOperator(in, /*node_selector=*/true, &out->op));
+  BERTH_RETURN_IF_ERROR(in.Strings("values", &out->values));
   return CheckValues(in, out->op, out->values);
 }
 
-Ok DecodeFieldRequirement(const ObjectReader& in, NodeSelectorRequirement* out) {
-  BERTH_DECODE_TRY(RequireKey(in, &out->key));
+Ok DecodeFieldRequirement(const Reader& in, NodeSelectorRequirement* out) {
+  BERTH_RETURN_IF_ERROR(RequireKey(in, &out->key));
   if (out->key != "metadata.name") {
     return PathError(in.PathOf("key"), "unsupported field key \"" + out->key +
                                            "\": only \"metadata.name\" is supported");
   }
-  BERTH_DECODE_TRY(ParseOperator(in, /*node_selector=*/true, &out->op));
+  BERTH_RETURN_IF_ERROR(ParseOperator(in, /*node_selector=*/true, &out->op));
   if (out->op != SelectorOperator::kIn && out->op != SelectorOperator::kNotIn) {
     return PathError(in.PathOf("operator"), "only 'In' and 'NotIn' are supported for matchFields");
   }
-  BERTH_DECODE_TRY(in.Strings("values", &out->values));
+  BERTH_RETURN_IF_ERROR(in.Strings("values", &out->values));
   if (out->values.size() != 1) {
     return PathError(in.PathOf("values"),
                      "must be only one value when `operator` is 'In' or 'NotIn' for node field "
@@ -108,102 +107,98 @@ Ok DecodeFieldRequirement(const ObjectReader& in, NodeSelectorRequirement* out) 
   return Ok();
 }
 
-Ok DecodeLabelSelectorRequirement(const ObjectReader& in, LabelSelectorRequirement* out) {
-  BERTH_DECODE_TRY(RequireKey(in, &out->key));
-  BERTH_DECODE_TRY(ParseOperator(in, /*node_selector=*/false, &out->op));
-  BERTH_DECODE_TRY(in.Strings("values", &out->values));
+Ok DecodeLabelSelectorRequirement(const Reader& in, LabelSelectorRequirement* out) {
+  BERTH_RETURN_IF_ERROR(RequireKey(in, &out->key));
+  BERTH_RETURN_IF_ERROR(ParseOperator(in, /*node_selector=*/false, &out->op));
+  BERTH_RETURN_IF_ERROR(in.Strings("values", &out->values));
   return CheckValues(in, out->op, out->values);
 }
 
-Ok DecodePreferredSchedulingTerm(const ObjectReader& in, PreferredSchedulingTerm* out) {
-  BERTH_DECODE_TRY(in.Int32("weight", &out->weight));
+Ok DecodePreferredSchedulingTerm(const Reader& in, PreferredSchedulingTerm* out) {
+  BERTH_RETURN_IF_ERROR(in.Int32("weight", &out->weight));
   if (out->weight < 1 || out->weight > 100) {
     return PathError(in.PathOf("weight"), "must be in the range 1-100");
   }
-  auto pref = in.Child("preference");
-  BERTH_DECODE_TRY(pref);
-  if (!pref->present()) return PathError(in.PathOf("preference"), "preference is required");
-  return DecodeNodeSelectorTerm(*pref, &out->preference);
+  BERTH_ASSIGN_OR_RETURN(Reader pref, in.Child("preference"));
+  if (!pref.present()) return RequiredError(in.PathOf("preference"));
+  return DecodeNodeSelectorTerm(pref, &out->preference);
 }
 
-Ok DecodeOwnerReference(const ObjectReader& in, OwnerReference* out) {
-  BERTH_DECODE_TRY(in.String("apiVersion", &out->api_version));
-  BERTH_DECODE_TRY(in.String("kind", &out->kind));
-  BERTH_DECODE_TRY(in.String("name", &out->name));
-  BERTH_DECODE_TRY(in.String("uid", &out->uid));
+Ok DecodeOwnerReference(const Reader& in, OwnerReference* out) {
+  BERTH_RETURN_IF_ERROR(in.String("apiVersion", &out->api_version));
+  BERTH_RETURN_IF_ERROR(in.String("kind", &out->kind));
+  BERTH_RETURN_IF_ERROR(in.String("name", &out->name));
+  BERTH_RETURN_IF_ERROR(in.String("uid", &out->uid));
   return in.Bool("controller", &out->controller);
 }
 
 }  // namespace
 
-Ok DecodeObjectMeta(const ObjectReader& in, ObjectMeta* out) {
-  BERTH_DECODE_TRY(in.String("name", &out->name));
-  BERTH_DECODE_TRY(in.String("namespace", &out->namespace_));
-  BERTH_DECODE_TRY(in.String("uid", &out->uid));
-  BERTH_DECODE_TRY(in.String("resourceVersion", &out->resource_version));
-  BERTH_DECODE_TRY(in.String("generateName", &out->generate_name));
-  BERTH_DECODE_TRY(in.Int64("generation", &out->generation));
-  BERTH_DECODE_TRY(in.StringMap("labels", &out->labels));
-  BERTH_DECODE_TRY(in.StringMap("annotations", &out->annotations));
-  BERTH_DECODE_TRY(in.Timestamp("creationTimestamp", &out->creation_timestamp));
-  BERTH_DECODE_TRY(in.Timestamp("deletionTimestamp", &out->deletion_timestamp));
+Ok DecodeObjectMeta(const Reader& in, ObjectMeta* out) {
+  BERTH_RETURN_IF_ERROR(in.String("name", &out->name));
+  BERTH_RETURN_IF_ERROR(in.String("namespace", &out->namespace_));
+  BERTH_RETURN_IF_ERROR(in.String("uid", &out->uid));
+  BERTH_RETURN_IF_ERROR(in.String("resourceVersion", &out->resource_version));
+  BERTH_RETURN_IF_ERROR(in.String("generateName", &out->generate_name));
+  BERTH_RETURN_IF_ERROR(in.Int64("generation", &out->generation));
+  BERTH_RETURN_IF_ERROR(in.StringMap("labels", &out->labels));
+  BERTH_RETURN_IF_ERROR(in.StringMap("annotations", &out->annotations));
+  BERTH_RETURN_IF_ERROR(in.Timestamp("creationTimestamp", &out->creation_timestamp));
+  BERTH_RETURN_IF_ERROR(in.Timestamp("deletionTimestamp", &out->deletion_timestamp));
   return in.List("ownerReferences", &out->owner_references, DecodeOwnerReference);
 }
 
-Ok DecodeLabelSelectorInto(const ObjectReader& in, LabelSelector* out) {
-  BERTH_DECODE_TRY(in.StringMap("matchLabels", &out->match_labels));
+Ok DecodeLabelSelectorInto(const Reader& in, LabelSelector* out) {
+  BERTH_RETURN_IF_ERROR(in.StringMap("matchLabels", &out->match_labels));
   return in.List("matchExpressions", &out->match_expressions, DecodeLabelSelectorRequirement);
 }
 
-Ok DecodeOptLabelSelector(const ObjectReader& parent, std::string_view key,
+Ok DecodeOptLabelSelector(const Reader& parent, std::string_view key,
                           std::optional<LabelSelector>* out) {
-  auto in = parent.Child(key);
-  BERTH_DECODE_TRY(in);
-  if (!in->present()) return Ok();
+  BERTH_ASSIGN_OR_RETURN(Reader in, parent.Child(key));
+  if (!in.present()) return Ok();
   LabelSelector selector;
-  BERTH_DECODE_TRY(DecodeLabelSelectorInto(*in, &selector));
+  BERTH_RETURN_IF_ERROR(DecodeLabelSelectorInto(in, &selector));
   *out = std::move(selector);
   return Ok();
 }
 
-Ok DecodeNodeSelectorTerm(const ObjectReader& in, NodeSelectorTerm* out) {
-  BERTH_DECODE_TRY(
+Ok DecodeNodeSelectorTerm(const Reader& in, NodeSelectorTerm* out) {
+  BERTH_RETURN_IF_ERROR(
       in.List("matchExpressions", &out->match_expressions, DecodeNodeSelectorRequirement));
   return in.List("matchFields", &out->match_fields, DecodeFieldRequirement);
 }
 
-Ok DecodeNodeSelectorInto(const ObjectReader& in, NodeSelector* out) {
+Ok DecodeNodeSelectorInto(const Reader& in, NodeSelector* out) {
   return in.List("nodeSelectorTerms", &out->terms, DecodeNodeSelectorTerm);
 }
 
-Ok DecodeNodeAffinityInto(const ObjectReader& in, NodeAffinity* out) {
-  auto required = in.Child("requiredDuringSchedulingIgnoredDuringExecution");
-  BERTH_DECODE_TRY(required);
-  if (required->present()) {
+Ok DecodeNodeAffinityInto(const Reader& in, NodeAffinity* out) {
+  BERTH_ASSIGN_OR_RETURN(Reader required,
+                         in.Child("requiredDuringSchedulingIgnoredDuringExecution"));
+  if (required.present()) {
     NodeSelector selector;
-    BERTH_DECODE_TRY(DecodeNodeSelectorInto(*required, &selector));
+    BERTH_RETURN_IF_ERROR(DecodeNodeSelectorInto(required, &selector));
     out->required = std::move(selector);
   }
   return in.List("preferredDuringSchedulingIgnoredDuringExecution", &out->preferred,
                  DecodePreferredSchedulingTerm);
 }
 
-Ok DecodeTopologySpreadConstraintInto(const ObjectReader& in, TopologySpreadConstraint* out) {
-  BERTH_DECODE_TRY(in.Int32("maxSkew", &out->max_skew));
+Ok DecodeTopologySpreadConstraintInto(const Reader& in, TopologySpreadConstraint* out) {
+  BERTH_RETURN_IF_ERROR(in.Int32("maxSkew", &out->max_skew));
   if (out->max_skew <= 0) {
     return PathError(in.PathOf("maxSkew"), "must be greater than zero");
   }
-  BERTH_DECODE_TRY(in.String("topologyKey", &out->topology_key));
+  BERTH_RETURN_IF_ERROR(in.String("topologyKey", &out->topology_key));
   if (out->topology_key.empty()) {
     return PathError(in.PathOf("topologyKey"), "can not be empty");
   }
-  if (in.Get("whenUnsatisfiable") == nullptr) {
-    return PathError(in.PathOf("whenUnsatisfiable"), "whenUnsatisfiable is required");
-  }
-  BERTH_DECODE_TRY(
+  BERTH_RETURN_IF_ERROR(in.Require("whenUnsatisfiable"));
+  BERTH_RETURN_IF_ERROR(
       in.Enum("whenUnsatisfiable", {"DoNotSchedule", "ScheduleAnyway"}, &out->when_unsatisfiable));
-  BERTH_DECODE_TRY(DecodeOptLabelSelector(in, "labelSelector", &out->label_selector));
-  BERTH_DECODE_TRY(in.OptInt32("minDomains", &out->min_domains));
+  BERTH_RETURN_IF_ERROR(DecodeOptLabelSelector(in, "labelSelector", &out->label_selector));
+  BERTH_RETURN_IF_ERROR(in.OptInt32("minDomains", &out->min_domains));
   if (out->min_domains.has_value()) {
     if (*out->min_domains <= 0) {
       return PathError(in.PathOf("minDomains"), "must be greater than zero");
@@ -213,14 +208,15 @@ Ok DecodeTopologySpreadConstraintInto(const ObjectReader& in, TopologySpreadCons
                        "can only be used when whenUnsatisfiable is DoNotSchedule");
     }
   }
-  BERTH_DECODE_TRY(
+  BERTH_RETURN_IF_ERROR(
       in.Enum("nodeAffinityPolicy", {"", "Honor", "Ignore"}, &out->node_affinity_policy));
-  BERTH_DECODE_TRY(in.Enum("nodeTaintsPolicy", {"", "Honor", "Ignore"}, &out->node_taints_policy));
+  BERTH_RETURN_IF_ERROR(
+      in.Enum("nodeTaintsPolicy", {"", "Honor", "Ignore"}, &out->node_taints_policy));
   return in.Strings("matchLabelKeys", &out->match_label_keys);
 }
 
-Ok DecodeResourceRequirements(const ObjectReader& in, ResourceRequirements* out) {
-  BERTH_DECODE_TRY(in.Resources("requests", &out->requests));
+Ok DecodeResourceRequirements(const Reader& in, ResourceRequirements* out) {
+  BERTH_RETURN_IF_ERROR(in.Resources("requests", &out->requests));
   return in.Resources("limits", &out->limits);
 }
 
@@ -229,14 +225,10 @@ Ok DecodeResourceRequirements(const ObjectReader& in, ResourceRequirements* out)
 namespace {
 
 // Runs `decode` on `v` (which must be an object) with error paths prefixed by `path`.
+// Pieces embedded in plugin args are read as objects are (unknown fields ignored).
 template <typename T, typename F>
 Result<T> DecodePiece(const Value& v, const std::string& path, F decode) {
-  if (!v.IsObject()) return internal::TypeError(path, "object", v);
-  auto in = internal::ObjectReader::Of(&v, path);
-  BERTH_DECODE_TRY(in);
-  T out{};
-  BERTH_DECODE_TRY(decode(*in, &out));
-  return out;
+  return ReadObject<T>(v, path, kObjectMode, decode);
 }
 
 }  // namespace

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "config/types.h"
-#include "base/result.h"
 #include "api/value.h"
+#include "base/result.h"
+#include "config/types.h"
 
 namespace berth::config::internal {
 
@@ -20,7 +20,8 @@ struct Decoded {
 };
 
 // Strict decoding of a KubeSchedulerConfiguration document (apiVersion and kind already checked).
-// Error: the first problem, `<path>: <what>` or `strict decoding error: unknown field "<path>"`.
+// Error (kInvalid): the first problem, worded by api::Reader (api/reader.h): `<path>: <what>` or
+// `strict decoding error: unknown field "<path>"`.
 Result<Decoded> Decode(const api::Value& root);
 
 // Checks the plugin names, weights and pluginConfig entries the user wrote (paths index the

@@ -1,5 +1,4 @@
 #include "config/policy.h"
-#include "base/strings.h"
 
 #include <cerrno>
 #include <cstring>
@@ -11,9 +10,11 @@
 #include <sstream>
 #include <utility>
 
+#include "api/json/parse.h"
+#include "api/reader.h"
+#include "base/strings.h"
 #include "config/internal.h"
 #include "config/policy_internal.h"
-#include "api/json/parse.h"
 
 namespace berth::config {
 namespace {
@@ -21,81 +22,12 @@ namespace {
 using api::Value;
 using namespace policy_internal;  // NOLINT: the legacy registry tables
 
+using api::Reader;
 
-// Strict object reading: every member must be one of `allowed`.
-Ok CheckFields(const Value& v, const std::string& path,
-               std::initializer_list<std::string_view> allowed) {
-  if (!v.IsObject()) return Error{path + ": expected object, got " + std::string(v.TypeName())};
-  std::set<std::string, std::less<>> seen;
-  for (const auto& [key, value] : v.AsObject()) {
-    if (!seen.insert(key).second) {
-      return Error{"strict decoding error: duplicate field " + Quote(path + "." + key)};
-    }
-    bool ok = false;
-    for (auto a : allowed) ok = ok || a == key;
-    if (!ok) return Error{"strict decoding error: unknown field " + Quote(path + "." + key)};
-  }
-  return Ok();
-}
-
-// A field that is present and not null.
-const Value* Get(const Value& obj, std::string_view key) {
-  const Value* v = obj.Find(key);
-  return v == nullptr || v->IsNull() ? nullptr : v;
-}
-
-Result<std::string> GetString(const Value& obj, const std::string& path, std::string_view key) {
-  const Value* v = Get(obj, key);
-  if (v == nullptr) return std::string();
-  if (!v->IsString()) {
-    return Error{path + "." + std::string(key) + ": expected string, got " +
-                 std::string(v->TypeName())};
-  }
-  return v->AsString();
-}
-
-Result<bool> GetBool(const Value& obj, const std::string& path, std::string_view key) {
-  const Value* v = Get(obj, key);
-  if (v == nullptr) return false;
-  if (!v->IsBool()) {
-    return Error{path + "." + std::string(key) + ": expected boolean, got " +
-                 std::string(v->TypeName())};
-  }
-  return v->AsBool();
-}
-
-Result<int64_t> GetInt(const Value& obj, const std::string& path, std::string_view key) {
-  const Value* v = Get(obj, key);
-  if (v == nullptr) return int64_t{0};
-  if (!v->IsInt()) {
-    return Error{path + "." + std::string(key) + ": expected integer, got " +
-                 std::string(v->TypeName())};
-  }
-  return v->AsInt();
-}
-
-Result<std::vector<std::string>> GetStrings(const Value& obj, const std::string& path,
-                                            std::string_view key) {
-  std::vector<std::string> out;
-  const Value* v = Get(obj, key);
-  if (v == nullptr) return out;
-  const std::string p = path + "." + std::string(key);
-  if (!v->IsArray())
-    return Error{p + ": expected array of strings, got " + std::string(v->TypeName())};
-  for (size_t i = 0; i < v->AsArray().size(); ++i) {
-    const Value& e = v->AsArray()[i];
-    if (!e.IsString()) {
-      return Error{p + "[" + std::to_string(i) + "]: expected string, got " +
-                   std::string(e.TypeName())};
-    }
-    out.push_back(e.AsString());
-  }
-  return out;
-}
-
-const Value* GetArray(const Value& obj, std::string_view key) {
-  const Value* v = Get(obj, key);
-  return v != nullptr && v->IsArray() ? v : nullptr;
+// Readers of the Policy's objects: strict (unknown and duplicate fields are errors).
+Result<Reader> Read(const Value& v, const std::string& path) {
+  if (!v.IsObject()) return api::TypeError(path, "object", v);
+  return Reader::Of(&v, path, api::kStrict);
 }
 
 Value StringArray(const std::vector<std::string>& v) {
@@ -137,63 +69,66 @@ Value SimpleStrategy(const char* type) {
 // requestedToCapacityRatioArguments -> NodeResourcesFit scoringStrategy (upstream's
 // buildScoringFunctionShapePointsAndResourceSpecs; the v1 args keep scores on 0..10).
 Result<Value> RequestedToCapacityRatio(const Value& args, const std::string& path) {
-  if (Ok ok = CheckFields(args, path, {"shape", "resources"}); !ok) return Error{ok.error()};
+  BERTH_ASSIGN_OR_RETURN(Reader in, Read(args, path));
   Value strategy = SimpleStrategy("RequestedToCapacityRatio");
   Value shape = Value::MakeArray();
-  if (const Value* s = Get(args, "shape")) {
-    if (!s->IsArray())
-      return Error{path + ".shape: expected array, got " + std::string(s->TypeName())};
-    for (size_t i = 0; i < s->AsArray().size(); ++i) {
-      const Value& point = s->AsArray()[i];
-      const std::string p = path + ".shape[" + std::to_string(i) + "]";
-      if (Ok ok = CheckFields(point, p, {"utilization", "score"}); !ok) return Error{ok.error()};
-      auto u = GetInt(point, p, "utilization");
-      if (!u) return Error{u.error()};
-      auto sc = GetInt(point, p, "score");
-      if (!sc) return Error{sc.error()};
-      Value out = Value::MakeObject();
-      out.Set("utilization", Value::Int(*u));
-      out.Set("score", Value::Int(*sc));
-      shape.Push(std::move(out));
-    }
+  struct Point {
+    int64_t utilization = 0, score = 0;
+  };
+  std::vector<Point> points;
+  BERTH_RETURN_IF_ERROR(in.List("shape", &points, [](const Reader& p, Point* out) -> Ok {
+    BERTH_RETURN_IF_ERROR(p.Int64("utilization", &out->utilization));
+    return p.Int64("score", &out->score);
+  }));
+  for (const Point& point : points) {
+    Value out = Value::MakeObject();
+    out.Set("utilization", Value::Int(point.utilization));
+    out.Set("score", Value::Int(point.score));
+    shape.Push(std::move(out));
   }
   Value rtcr = Value::MakeObject();
   rtcr.Set("shape", std::move(shape));
-  if (const Value* r = Get(args, "resources")) {
-    if (!r->IsArray()) {
-      return Error{path + ".resources: expected array, got " + std::string(r->TypeName())};
-    }
-    Value resources = Value::MakeArray();
-    for (size_t i = 0; i < r->AsArray().size(); ++i) {
-      const Value& res = r->AsArray()[i];
-      const std::string p = path + ".resources[" + std::to_string(i) + "]";
-      if (Ok ok = CheckFields(res, p, {"name", "weight"}); !ok) return Error{ok.error()};
-      auto name = GetString(res, p, "name");
-      if (!name) return Error{name.error()};
-      auto weight = GetInt(res, p, "weight");
-      if (!weight) return Error{weight.error()};
-      Value out = Value::MakeObject();
-      out.Set("name", Value::String(*name));
-      // Upstream defaulted a zero weight to 1.
-      out.Set("weight", Value::Int(*weight == 0 ? 1 : *weight));
-      resources.Push(std::move(out));
-    }
-    if (!resources.AsArray().empty()) strategy.Set("resources", std::move(resources));
+  struct Resource {
+    std::string name;
+    int64_t weight = 0;
+  };
+  std::vector<Resource> resources;
+  BERTH_RETURN_IF_ERROR(in.List("resources", &resources, [](const Reader& r, Resource* out) -> Ok {
+    BERTH_RETURN_IF_ERROR(r.String("name", &out->name));
+    return r.Int64("weight", &out->weight);
+  }));
+  BERTH_RETURN_IF_ERROR(in.Done());
+  Value list = Value::MakeArray();
+  for (const Resource& resource : resources) {
+    Value out = Value::MakeObject();
+    out.Set("name", Value::String(resource.name));
+    // Upstream defaulted a zero weight to 1.
+    out.Set("weight", Value::Int(resource.weight == 0 ? 1 : resource.weight));
+    list.Push(std::move(out));
   }
+  if (!list.AsArray().empty()) strategy.Set("resources", std::move(list));
   strategy.Set("requestedToCapacityRatio", std::move(rtcr));
   return strategy;
 }
 
+// `labels` of serviceAffinity / labelsPresence: a non-empty list.
+Result<std::vector<std::string>> Labels(const Reader& in) {
+  std::vector<std::string> labels;
+  BERTH_RETURN_IF_ERROR(in.Strings("labels", &labels));
+  return labels;
+}
+
 Ok ProcessPredicate(const Value& entry, const std::string& path, Translation& t) {
-  if (Ok ok = CheckFields(entry, path, {"name", "argument"}); !ok) return ok;
-  auto name = GetString(entry, path, "name");
-  if (!name) return Error{name.error()};
-  if (name->empty()) return Error{path + ".name: Required value"};
-  const Value* arg = Get(entry, "argument");
+  BERTH_ASSIGN_OR_RETURN(Reader in, Read(entry, path));
+  std::string name;
+  BERTH_RETURN_IF_ERROR(in.String("name", &name));
+  const Value* arg = in.Get("argument");
+  BERTH_RETURN_IF_ERROR(in.Done());
+  if (name.empty()) return Error{path + ".name: Required value"};
   if (arg == nullptr) {
-    std::string key = *name == "PodFitsPorts" ? "PodFitsHostPorts" : *name;  // upstream's alias
+    std::string key = name == "PodFitsPorts" ? "PodFitsHostPorts" : name;  // upstream's alias
     if (!PredicateTable().count(key)) {
-      return Error{path + ".name: unknown predicate " + Quote(*name) +
+      return Error{path + ".name: unknown predicate " + Quote(name) +
                    " (a custom name needs an argument: labelsPresence or serviceAffinity); "
                    "known predicates: " +
                    Join(LegacyPredicateNames())};
@@ -202,9 +137,10 @@ Ok ProcessPredicate(const Value& entry, const std::string& path, Translation& t)
     return Ok();
   }
   const std::string apath = path + ".argument";
-  if (Ok ok = CheckFields(*arg, apath, {"serviceAffinity", "labelsPresence"}); !ok) return ok;
-  const Value* sa = Get(*arg, "serviceAffinity");
-  const Value* lp = Get(*arg, "labelsPresence");
+  BERTH_ASSIGN_OR_RETURN(Reader argument, Read(*arg, apath));
+  const Value* sa = argument.Get("serviceAffinity");
+  const Value* lp = argument.Get("labelsPresence");
+  BERTH_RETURN_IF_ERROR(argument.Done());
   const int n = (sa != nullptr) + (lp != nullptr);
   if (n != 1) {
     return Error{apath + ": exactly one of serviceAffinity, labelsPresence is required, found " +
@@ -212,22 +148,22 @@ Ok ProcessPredicate(const Value& entry, const std::string& path, Translation& t)
   }
   if (sa != nullptr) {
     const std::string p = apath + ".serviceAffinity";
-    if (Ok ok = CheckFields(*sa, p, {"labels"}); !ok) return ok;
-    auto labels = GetStrings(*sa, p, "labels");
-    if (!labels) return Error{labels.error()};
-    if (labels->empty()) return Error{p + ".labels: Required value: at least one label"};
-    t.affinity_labels.insert(t.affinity_labels.end(), labels->begin(), labels->end());
+    BERTH_ASSIGN_OR_RETURN(Reader affinity, Read(*sa, p));
+    BERTH_ASSIGN_OR_RETURN(std::vector<std::string> labels, Labels(affinity));
+    BERTH_RETURN_IF_ERROR(affinity.Done());
+    if (labels.empty()) return Error{p + ".labels: Required value: at least one label"};
+    t.affinity_labels.insert(t.affinity_labels.end(), labels.begin(), labels.end());
     t.predicates.emplace("CheckServiceAffinity", path);
   } else {
     const std::string p = apath + ".labelsPresence";
-    if (Ok ok = CheckFields(*lp, p, {"labels", "presence"}); !ok) return ok;
-    auto labels = GetStrings(*lp, p, "labels");
-    if (!labels) return Error{labels.error()};
-    if (labels->empty()) return Error{p + ".labels: Required value: at least one label"};
-    auto presence = GetBool(*lp, p, "presence");
-    if (!presence) return Error{presence.error()};
-    auto& dst = *presence ? t.present : t.absent;
-    dst.insert(dst.end(), labels->begin(), labels->end());
+    BERTH_ASSIGN_OR_RETURN(Reader presence_in, Read(*lp, p));
+    BERTH_ASSIGN_OR_RETURN(std::vector<std::string> labels, Labels(presence_in));
+    bool presence = false;
+    BERTH_RETURN_IF_ERROR(presence_in.Bool("presence", &presence));
+    BERTH_RETURN_IF_ERROR(presence_in.Done());
+    if (labels.empty()) return Error{p + ".labels: Required value: at least one label"};
+    auto& dst = presence ? t.present : t.absent;
+    dst.insert(dst.end(), labels.begin(), labels.end());
     t.predicates.emplace("CheckNodeLabelPresence", path);
   }
   return Ok();
@@ -247,23 +183,24 @@ Ok SameWeight(std::optional<int64_t>& weight, std::string& first_path, int64_t w
 }
 
 Ok ProcessPriority(const Value& entry, const std::string& path, Translation& t) {
-  if (Ok ok = CheckFields(entry, path, {"name", "weight", "argument"}); !ok) return ok;
-  auto name = GetString(entry, path, "name");
-  if (!name) return Error{name.error()};
-  if (name->empty()) return Error{path + ".name: Required value"};
-  auto weight = GetInt(entry, path, "weight");
-  if (!weight) return Error{weight.error()};
-  if (*name == "EqualPriority") return Ok();  // upstream skips it
+  BERTH_ASSIGN_OR_RETURN(Reader in, Read(entry, path));
+  std::string name;
+  int64_t weight = 0;
+  BERTH_RETURN_IF_ERROR(in.String("name", &name));
+  BERTH_RETURN_IF_ERROR(in.Int64("weight", &weight));
+  const Value* arg = in.Get("argument");
+  BERTH_RETURN_IF_ERROR(in.Done());
+  if (name.empty()) return Error{path + ".name: Required value"};
+  if (name == "EqualPriority") return Ok();  // upstream skips it
   // Upstream's ValidatePolicy: weight in (0, MaxWeight); berth's weights are int32.
-  if (*weight <= 0 || *weight > std::numeric_limits<int32_t>::max()) {
-    return Error{path + ".weight: Invalid value: " + std::to_string(*weight) + ": priority " +
-                 Quote(*name) + " needs a positive weight (at most 2147483647)"};
+  if (weight <= 0 || weight > std::numeric_limits<int32_t>::max()) {
+    return Error{path + ".weight: Invalid value: " + std::to_string(weight) + ": priority " +
+                 Quote(name) + " needs a positive weight (at most 2147483647)"};
   }
-  const Value* arg = Get(entry, "argument");
   if (arg == nullptr) {
-    std::string key = *name == "ServiceSpreadingPriority" ? "SelectorSpreadPriority" : *name;
+    std::string key = name == "ServiceSpreadingPriority" ? "SelectorSpreadPriority" : name;
     if (!PriorityTable().count(key) || key == "NodeLabel" || key == "ServiceAffinity") {
-      return Error{path + ".name: unknown priority " + Quote(*name) +
+      return Error{path + ".name: unknown priority " + Quote(name) +
                    " (a custom name needs an argument: labelPreference, serviceAntiAffinity or "
                    "requestedToCapacityRatioArguments); known priorities: " +
                    Join(LegacyPriorityNames())};
@@ -274,25 +211,20 @@ Ok ProcessPriority(const Value& entry, const std::string& path, Translation& t) 
                    "requestedToCapacityRatioArguments"};
     }
     if (key == "LeastRequestedPriority" || key == "MostRequestedPriority") {
-      Ok ok = SetFitStrategy(
+      BERTH_RETURN_IF_ERROR(SetFitStrategy(
           t, SimpleStrategy(key == "LeastRequestedPriority" ? "LeastAllocated" : "MostAllocated"),
-          path);
-      if (!ok) return ok;
+          path));
     }
     // A name given twice keeps the last weight, as upstream's map did.
-    t.priorities[key] = {*weight, path + ".name"};
+    t.priorities[key] = {weight, path + ".name"};
     return Ok();
   }
   const std::string apath = path + ".argument";
-  if (Ok ok = CheckFields(
-          *arg, apath,
-          {"serviceAntiAffinity", "labelPreference", "requestedToCapacityRatioArguments"});
-      !ok) {
-    return ok;
-  }
-  const Value* saa = Get(*arg, "serviceAntiAffinity");
-  const Value* lp = Get(*arg, "labelPreference");
-  const Value* rtcr = Get(*arg, "requestedToCapacityRatioArguments");
+  BERTH_ASSIGN_OR_RETURN(Reader argument, Read(*arg, apath));
+  const Value* saa = argument.Get("serviceAntiAffinity");
+  const Value* lp = argument.Get("labelPreference");
+  const Value* rtcr = argument.Get("requestedToCapacityRatioArguments");
+  BERTH_RETURN_IF_ERROR(argument.Done());
   const int n = (saa != nullptr) + (lp != nullptr) + (rtcr != nullptr);
   if (n != 1) {
     return Error{apath +
@@ -302,93 +234,79 @@ Ok ProcessPriority(const Value& entry, const std::string& path, Translation& t) 
   }
   if (saa != nullptr) {
     const std::string p = apath + ".serviceAntiAffinity";
-    if (Ok ok = CheckFields(*saa, p, {"label"}); !ok) return ok;
-    auto label = GetString(*saa, p, "label");
-    if (!label) return Error{label.error()};
-    if (label->empty()) return Error{p + ".label: Required value"};
-    if (Ok ok = SameWeight(t.anti_affinity_weight, t.anti_affinity_path, *weight, path,
-                           "serviceAntiAffinity");
-        !ok) {
-      return ok;
-    }
-    t.anti_affinity_labels.push_back(*label);
-    t.priorities["ServiceAffinity"] = {*weight, path};
+    BERTH_ASSIGN_OR_RETURN(Reader anti, Read(*saa, p));
+    std::string label;
+    BERTH_RETURN_IF_ERROR(anti.String("label", &label));
+    BERTH_RETURN_IF_ERROR(anti.Done());
+    if (label.empty()) return Error{p + ".label: Required value"};
+    BERTH_RETURN_IF_ERROR(SameWeight(t.anti_affinity_weight, t.anti_affinity_path, weight, path,
+                                     "serviceAntiAffinity"));
+    t.anti_affinity_labels.push_back(label);
+    t.priorities["ServiceAffinity"] = {weight, path};
   } else if (lp != nullptr) {
     const std::string p = apath + ".labelPreference";
-    if (Ok ok = CheckFields(*lp, p, {"label", "presence"}); !ok) return ok;
-    auto label = GetString(*lp, p, "label");
-    if (!label) return Error{label.error()};
-    if (label->empty()) return Error{p + ".label: Required value"};
-    auto presence = GetBool(*lp, p, "presence");
-    if (!presence) return Error{presence.error()};
-    if (Ok ok =
-            SameWeight(t.label_pref_weight, t.label_pref_path, *weight, path, "labelPreference");
-        !ok) {
-      return ok;
-    }
-    (*presence ? t.present_pref : t.absent_pref).push_back(*label);
-    t.priorities["NodeLabel"] = {*weight, path};
+    BERTH_ASSIGN_OR_RETURN(Reader pref, Read(*lp, p));
+    std::string label;
+    bool presence = false;
+    BERTH_RETURN_IF_ERROR(pref.String("label", &label));
+    BERTH_RETURN_IF_ERROR(pref.Bool("presence", &presence));
+    BERTH_RETURN_IF_ERROR(pref.Done());
+    if (label.empty()) return Error{p + ".label: Required value"};
+    BERTH_RETURN_IF_ERROR(
+        SameWeight(t.label_pref_weight, t.label_pref_path, weight, path, "labelPreference"));
+    (presence ? t.present_pref : t.absent_pref).push_back(label);
+    t.priorities["NodeLabel"] = {weight, path};
   } else {
     const std::string p = apath + ".requestedToCapacityRatioArguments";
-    auto strategy = RequestedToCapacityRatio(*rtcr, p);
-    if (!strategy) return Error{strategy.error()};
-    if (Ok ok = SetFitStrategy(t, std::move(*strategy), path); !ok) return ok;
-    t.priorities["RequestedToCapacityRatioPriority"] = {*weight, path};
+    BERTH_ASSIGN_OR_RETURN(Value strategy, RequestedToCapacityRatio(*rtcr, p));
+    BERTH_RETURN_IF_ERROR(SetFitStrategy(t, std::move(strategy), path));
+    t.priorities["RequestedToCapacityRatioPriority"] = {weight, path};
   }
   return Ok();
 }
 
-}  // namespace
-
-Result<PolicyResult> ParsePolicy(std::string_view text, const std::string& source,
-                                 const std::vector<std::string>& known_plugins,
-                                 const std::string& scheduler_name) {
-  const std::string prefix = source + ": ";
-  auto fail = [&](const std::string& message) -> Result<PolicyResult> {
-    return Error{prefix + message};
-  };
-  auto docs = api::json::ParseYamlDocuments(text);
-  if (!docs) return fail(docs.error());
-  if (docs->size() != 1) {
-    return fail("expected one Policy document, found " + std::to_string(docs->size()));
+// The Policy document `root` -> a profile and extenders. Errors name the field path (the caller
+// adds the source).
+Result<PolicyResult> Translate(const Value& root, const std::string& source,
+                               const std::vector<std::string>& known_plugins,
+                               const std::string& scheduler_name) {
+  if (!root.IsObject()) {
+    return Error{"expected a Policy object, got " + std::string(root.TypeName())};
   }
-  const Value& root = (*docs)[0];
-  if (!root.IsObject())
-    return fail("expected a Policy object, got " + std::string(root.TypeName()));
-  const Value* kind = Get(root, "kind");
+  BERTH_ASSIGN_OR_RETURN(Reader in, Read(root, ""));
+  const Value* kind = in.Get("kind");
   if (kind == nullptr || !kind->IsString() || kind->AsString() != "Policy") {
-    return fail("kind: want \"Policy\"" +
-                std::string(kind != nullptr && kind->IsString()
-                                ? ", got " + Quote(kind->AsString()) +
-                                      (kind->AsString() == "KubeSchedulerConfiguration"
-                                           ? " (pass it with --config)"
-                                           : "")
-                                : ""));
+    return Error{"kind: want \"Policy\"" +
+                 std::string(kind != nullptr && kind->IsString()
+                                 ? ", got " + Quote(kind->AsString()) +
+                                       (kind->AsString() == "KubeSchedulerConfiguration"
+                                            ? " (pass it with --config)"
+                                            : "")
+                                 : "")};
   }
-  const Value* api_version = Get(root, "apiVersion");
+  const Value* api_version = in.Get("apiVersion");
   if (api_version != nullptr &&
       (!api_version->IsString() || (api_version->AsString() != "v1" &&
                                     api_version->AsString() != "kubescheduler.config.k8s.io/v1"))) {
-    return fail("apiVersion: want \"v1\"");
+    return Error{"apiVersion: want \"v1\""};
   }
-  if (Ok ok = CheckFields(root, "",
-                          {"kind", "apiVersion", "predicates", "priorities", "extenders",
-                           "hardPodAffinitySymmetricWeight", "alwaysCheckAllPredicates"});
-      !ok) {
-    // Root paths read ".field"; drop the dot.
-    std::string e = ok.error();
-    if (auto pos = e.find("\"."); pos != std::string::npos) e.erase(pos + 1, 1);
-    return fail(e);
-  }
+  BERTH_ASSIGN_OR_RETURN(const Value* preds, in.Array("predicates"));
+  BERTH_ASSIGN_OR_RETURN(const Value* prios, in.Array("priorities"));
+  BERTH_ASSIGN_OR_RETURN(const Value* ext, in.Array("extenders"));
+  int64_t hard_weight = 0;
+  BERTH_RETURN_IF_ERROR(in.Int64("hardPodAffinitySymmetricWeight", &hard_weight));
+  // alwaysCheckAllPredicates only changed whether upstream's old generic scheduler stopped at the
+  // first failing predicate; the framework (and berth) always reports every Filter's reason.
+  bool always_check_all = false;
+  BERTH_RETURN_IF_ERROR(in.Bool("alwaysCheckAllPredicates", &always_check_all));
+  BERTH_RETURN_IF_ERROR(in.Done());
 
   Translation t;
   std::set<std::string> from_defaults;  // keys whose plugin may be missing silently
-  if (const Value* preds = Get(root, "predicates")) {
-    if (!preds->IsArray())
-      return fail("predicates: expected array, got " + std::string(preds->TypeName()));
+  if (preds != nullptr) {
     for (size_t i = 0; i < preds->AsArray().size(); ++i) {
-      Ok ok = ProcessPredicate(preds->AsArray()[i], "predicates[" + std::to_string(i) + "]", t);
-      if (!ok) return fail(ok.error());
+      BERTH_RETURN_IF_ERROR(
+          ProcessPredicate(preds->AsArray()[i], api::IndexPath("predicates", i), t));
     }
   } else {
     for (const auto& p : DefaultPredicates()) {
@@ -402,12 +320,10 @@ Result<PolicyResult> ParsePolicy(std::string_view text, const std::string& sourc
   }
 
   std::set<std::string> default_priorities;
-  if (const Value* prios = Get(root, "priorities")) {
-    if (!prios->IsArray())
-      return fail("priorities: expected array, got " + std::string(prios->TypeName()));
+  if (prios != nullptr) {
     for (size_t i = 0; i < prios->AsArray().size(); ++i) {
-      Ok ok = ProcessPriority(prios->AsArray()[i], "priorities[" + std::to_string(i) + "]", t);
-      if (!ok) return fail(ok.error());
+      BERTH_RETURN_IF_ERROR(
+          ProcessPriority(prios->AsArray()[i], api::IndexPath("priorities", i), t));
     }
   } else {
     for (const auto& [name, weight] : DefaultPriorities()) {
@@ -417,16 +333,9 @@ Result<PolicyResult> ParsePolicy(std::string_view text, const std::string& sourc
     t.fit_strategy = SimpleStrategy("LeastAllocated");
   }
 
-  auto hard_weight = GetInt(root, "", "hardPodAffinitySymmetricWeight");
-  if (!hard_weight) return fail(hard_weight.error().substr(1));
-  if (*hard_weight < 0 || *hard_weight > 100) {
-    return fail("hardPodAffinitySymmetricWeight: Invalid value: " + std::to_string(*hard_weight) +
-                ": not in valid range [0-100]");
-  }
-  // alwaysCheckAllPredicates only changed whether upstream's old generic scheduler stopped at the
-  // first failing predicate; the framework (and berth) always reports every Filter's reason.
-  if (auto always = GetBool(root, "", "alwaysCheckAllPredicates"); !always) {
-    return fail(always.error().substr(1));
+  if (hard_weight < 0 || hard_weight > 100) {
+    return Error{"hardPodAffinitySymmetricWeight: Invalid value: " + std::to_string(hard_weight) +
+                 ": not in valid range [0-100]"};
   }
 
   PolicyResult result;
@@ -462,9 +371,8 @@ Result<PolicyResult> ParsePolicy(std::string_view text, const std::string& sourc
   for (const auto& key : PredicateOrdering()) {
     auto it = t.predicates.find(key);
     if (it == t.predicates.end()) continue;
-    Ok ok = apply(PredicateTable().at(key), 0, from_defaults.count(key) > 0,
-                  "predicate " + Quote(key), it->second);
-    if (!ok) return fail(ok.error());
+    BERTH_RETURN_IF_ERROR(apply(PredicateTable().at(key), 0, from_defaults.count(key) > 0,
+                                "predicate " + Quote(key), it->second));
   }
   // Priorities in name order, as upstream's sorted key set.
   for (const auto& [key, wp] : t.priorities) {
@@ -473,14 +381,13 @@ Result<PolicyResult> ParsePolicy(std::string_view text, const std::string& sourc
       weight *= static_cast<int64_t>(t.present_pref.size() + t.absent_pref.size());
     if (key == "ServiceAffinity") weight *= static_cast<int64_t>(t.anti_affinity_labels.size());
     if (weight > std::numeric_limits<int32_t>::max()) {
-      return fail(wp.second + ": weight " + std::to_string(weight) + " overflows");
+      return Error{wp.second + ": weight " + std::to_string(weight) + " overflows"};
     }
     const std::string what = key == "NodeLabel"         ? "labelPreference priority"
                              : key == "ServiceAffinity" ? "serviceAntiAffinity priority"
                                                         : "priority " + Quote(key);
-    Ok ok = apply(PriorityTable().at(key), static_cast<int32_t>(weight),
-                  default_priorities.count(key) > 0, what, wp.second);
-    if (!ok) return fail(ok.error());
+    BERTH_RETURN_IF_ERROR(apply(PriorityTable().at(key), static_cast<int32_t>(weight),
+                                default_priorities.count(key) > 0, what, wp.second));
   }
 
   // Always-on plugins that were never predicates or priorities.
@@ -530,17 +437,31 @@ Result<PolicyResult> ParsePolicy(std::string_view text, const std::string& sourc
     args.Set("defaultingType", Value::String("List"));
     add_config("PodTopologySpread", std::move(args));
   }
-  if (*hard_weight != 0 && enabled_anywhere("InterPodAffinity")) {
+  if (hard_weight != 0 && enabled_anywhere("InterPodAffinity")) {
     Value args = Value::MakeObject();
-    args.Set("hardPodAffinityWeight", Value::Int(*hard_weight));
+    args.Set("hardPodAffinityWeight", Value::Int(hard_weight));
     add_config("InterPodAffinity", std::move(args));
   }
 
-  if (const Value* ext = Get(root, "extenders")) {
-    auto extenders = policy_internal::DecodeLegacyExtenders(*ext, "extenders");
-    if (!extenders) return fail(extenders.error());
-    result.extenders = std::move(*extenders);
+  if (ext != nullptr) {
+    BERTH_ASSIGN_OR_RETURN(result.extenders,
+                           policy_internal::DecodeLegacyExtenders(*ext, "extenders"));
   }
+  return result;
+}
+
+}  // namespace
+
+Result<PolicyResult> ParsePolicy(std::string_view text, const std::string& source,
+                                 const std::vector<std::string>& known_plugins,
+                                 const std::string& scheduler_name) {
+  auto docs = api::json::ParseYamlDocuments(text);
+  if (!docs) return docs.status().Wrap(source);
+  if (docs->size() != 1) {
+    return Error{source + ": expected one Policy document, found " + std::to_string(docs->size())};
+  }
+  auto result = Translate((*docs)[0], source, known_plugins, scheduler_name);
+  if (!result) return result.status().Wrap(source);
   return result;
 }
 
@@ -548,7 +469,7 @@ Result<PolicyResult> LoadPolicyFile(const std::string& path,
                                     const std::vector<std::string>& known_plugins,
                                     const std::string& scheduler_name) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{path + ": cannot read file: " + std::strerror(errno)};
+  if (!in) return Error{path + ": cannot read file: " + std::strerror(errno), ErrorCode::kNotFound};
   std::ostringstream ss;
   ss << in.rdbuf();
   return ParsePolicy(ss.str(), path, known_plugins, scheduler_name);

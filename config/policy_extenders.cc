@@ -8,37 +8,36 @@
 #include <string>
 #include <vector>
 
+#include "api/reader.h"
+#include "api/value.h"
+#include "base/result.h"
 #include "config/internal.h"
 #include "config/policy_internal.h"
 #include "config/types.h"
-#include "base/result.h"
-#include "api/value.h"
 
 namespace berth::config::policy_internal {
 
 using api::Value;
 
 Result<std::vector<Extender>> DecodeLegacyExtenders(const Value& list, const std::string& path) {
-  if (!list.IsArray()) {
-    return Error{path + ": expected array, got " + std::string(list.TypeName())};
-  }
+  if (!list.IsArray()) return api::TypeError(path, "array", list);
   Value rewritten = Value::MakeArray();
   for (size_t i = 0; i < list.AsArray().size(); ++i) {
     const Value& e = list.AsArray()[i];
-    const std::string p = path + "[" + std::to_string(i) + "]";
-    if (!e.IsObject()) return Error{p + ": expected object, got " + std::string(e.TypeName())};
+    const std::string p = api::IndexPath(path, i);
+    if (!e.IsObject()) return api::TypeError(p, "object", e);
     Value out = Value::MakeObject();
     for (const auto& [key, value] : e.AsObject()) {
       if (key == "enableHTTPS") {
-        return Error{"strict decoding error: unknown field \"" + p +
-                     ".enableHTTPS\" (the Policy spells it enableHttps)"};
+        Error err = api::UnknownFieldError(p + ".enableHTTPS");
+        err.message += " (the Policy spells it enableHttps)";
+        return err;
       }
       if (key == "enableHttps") {
         out.Set("enableHTTPS", value);
       } else if (key == "httpTimeout" && !value.IsNull()) {
         if (!value.IsInt() || value.AsInt() < 0) {
-          return Error{p + ".httpTimeout: expected non-negative integer nanoseconds, got " +
-                       std::string(value.TypeName())};
+          return api::TypeError(p + ".httpTimeout", "non-negative integer nanoseconds", value);
         }
         out.Set("httpTimeout", Value::String(std::to_string(value.AsInt()) + "ns"));
       } else {
@@ -49,9 +48,8 @@ Result<std::vector<Extender>> DecodeLegacyExtenders(const Value& list, const std
   }
   Value root = Value::MakeObject();
   root.Set("extenders", std::move(rewritten));
-  auto decoded = internal::Decode(root);
-  if (!decoded) return Error{decoded.error()};
-  std::vector<Extender> extenders = std::move(decoded->config.extenders);
+  BERTH_ASSIGN_OR_RETURN(internal::Decoded decoded, internal::Decode(root));
+  std::vector<Extender> extenders = std::move(decoded.config.extenders);
 
   int binders = 0;
   std::set<std::string> managed;

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "api/json/parse.h"
+#include "api/reader.h"
 #include "api/value.h"
 
 namespace berth::client {
@@ -30,70 +31,140 @@ std::string Resolve(const std::filesystem::path& base_dir, const std::string& p)
   return (base_dir / path).lexically_normal().string();
 }
 
-// Reads kubeconfig fields, prefixing every error with the file and the field's path.
-class Reader {
- public:
-  explicit Reader(std::string file) : file_(std::move(file)) {}
+using api::Reader;
 
-  Error Fail(const std::string& field, const std::string& what) const {
-    return Error{file_ + ": " + (field.empty() ? "" : field + ": ") + what};
+// A kubeconfig boolean: clientcmd also takes the strings "true" and "false".
+Ok ReadBool(const Reader& in, std::string_view key, bool* out) {
+  const Value* v = in.Get(key);
+  if (v == nullptr) return Ok();
+  if (v->IsString() && (v->AsString() == "true" || v->AsString() == "false")) {
+    *out = v->AsString() == "true";
+    return Ok();
   }
+  return in.Bool(key, out);
+}
 
-  // Optional string member; Error when present with another type.
-  Result<std::string> String(const Value& obj, const std::string& at, const char* key) const {
-    const Value* v = obj.Find(key);
-    if (v == nullptr || v->IsNull()) return std::string();
-    if (!v->IsString()) {
-      return Fail(at + "." + key, "must be a string, not " + std::string(v->TypeName()));
-    }
-    return v->AsString();
+// `<key>-data` (base64) wins over `<key>` (a file path), as in clientcmd.
+Result<std::string> DataOrFile(const Reader& in, const std::string& key,
+                               const std::filesystem::path& base_dir) {
+  const std::string data_key = key + "-data";
+  std::string data;
+  BERTH_RETURN_IF_ERROR(in.String(data_key, &data));
+  if (!data.empty()) {
+    auto decoded = DecodeBase64(data);
+    if (!decoded) return api::PathError(in.PathOf(data_key), "invalid base64");
+    return std::move(*decoded);
   }
+  std::string file;
+  BERTH_RETURN_IF_ERROR(in.String(key, &file));
+  if (file.empty()) return std::string();
+  auto contents = ReadFileToString(Resolve(base_dir, file));
+  if (!contents.ok()) return api::PathError(in.PathOf(key), contents.error());
+  return std::move(*contents);
+}
 
-  Result<bool> Bool(const Value& obj, const std::string& at, const char* key) const {
-    const Value* v = obj.Find(key);
-    if (v == nullptr || v->IsNull()) return false;
-    if (v->IsBool()) return v->AsBool();
-    if (v->IsString() && (v->AsString() == "true" || v->AsString() == "false")) {
-      return v->AsString() == "true";
-    }
-    return Fail(at + "." + key, "must be a boolean, not " + std::string(v->TypeName()));
+// The entry named `name` of a named list (clusters / users / contexts): a reader of its `item`
+// member (`<list>[i].<item>`), not present() when the entry has none; nullopt when no entry has
+// that name.
+Result<std::optional<Reader>> FindNamed(const Reader& root, const char* list, const char* item,
+                                        const std::string& name) {
+  BERTH_ASSIGN_OR_RETURN(const Value* items, root.Array(list));
+  if (items == nullptr) return std::optional<Reader>();
+  const auto& arr = items->AsArray();
+  for (size_t i = 0; i < arr.size(); ++i) {
+    const Value* n = arr[i].Find("name");
+    if (n == nullptr || !n->IsString() || n->AsString() != name) continue;
+    BERTH_ASSIGN_OR_RETURN(Reader entry,
+                           Reader::Of(&arr[i], api::IndexPath(list, i), api::kLenient));
+    BERTH_ASSIGN_OR_RETURN(Reader member, entry.Child(item));
+    return std::optional<Reader>(std::move(member));
   }
+  return std::optional<Reader>();
+}
 
-  // `<key>-data` (base64) wins over `<key>` (a file path), as in clientcmd.
-  Result<std::string> DataOrFile(const Value& obj, const std::string& at, const std::string& key,
-                                 const std::filesystem::path& base_dir) const {
-    std::string data_key = key + "-data";
-    auto data = String(obj, at, data_key.c_str());
-    if (!data.ok()) return Error{data.error()};
-    if (!data->empty()) {
-      auto decoded = DecodeBase64(*data);
-      if (!decoded) return Fail(at + "." + data_key, "invalid base64");
-      return std::move(*decoded);
-    }
-    auto file = String(obj, at, key.c_str());
-    if (!file.ok()) return Error{file.error()};
-    if (file->empty()) return std::string();
-    auto contents = ReadFileToString(Resolve(base_dir, *file));
-    if (!contents.ok()) return Fail(at + "." + key, contents.error());
-    return std::move(*contents);
+// The kubeconfig document -> a client config. Errors name the field path (the caller adds the
+// file); kubeconfig fields berth does not read are ignored, as clientcmd ignores unknown ones.
+Result<ClientConfig> ReadKubeconfig(const Value& doc, const std::filesystem::path& base_dir,
+                                    const std::string& context) {
+  BERTH_ASSIGN_OR_RETURN(Reader root, Reader::Of(&doc, "", api::kLenient));
+
+  // Context.
+  std::string ctx_name = context;
+  if (ctx_name.empty()) {
+    BERTH_RETURN_IF_ERROR(root.String("current-context", &ctx_name));
+    if (ctx_name.empty()) return Error{"no current-context set and no context given"};
   }
+  BERTH_ASSIGN_OR_RETURN(std::optional<Reader> ctx,
+                         FindNamed(root, "contexts", "context", ctx_name));
+  if (!ctx) return Error{"context \"" + ctx_name + "\" not found", ErrorCode::kNotFound};
+  if (!ctx->present()) return api::RequiredError(ctx->path());
+  std::string cluster_name, user_name, ns;
+  BERTH_RETURN_IF_ERROR(ctx->String("cluster", &cluster_name));
+  BERTH_RETURN_IF_ERROR(ctx->String("user", &user_name));
+  BERTH_RETURN_IF_ERROR(ctx->String("namespace", &ns));
+  if (cluster_name.empty()) return api::RequiredError(ctx->PathOf("cluster"));
 
-  // Finds `name` in a named list (clusters / users / contexts); returns its index or -1.
-  Result<int> FindNamed(const Value& root, const char* list, const std::string& name) const {
-    const Value* items = root.Find(list);
-    if (items == nullptr || items->IsNull()) return -1;
-    if (!items->IsArray()) return Fail(list, "must be a list");
-    const auto& arr = items->AsArray();
-    for (size_t i = 0; i < arr.size(); ++i) {
-      const Value* n = arr[i].Find("name");
-      if (n != nullptr && n->IsString() && n->AsString() == name) return static_cast<int>(i);
-    }
-    return -1;
+  ClientConfig cfg;
+  cfg.default_namespace = ns.empty() ? "default" : ns;
+
+  // Cluster.
+  BERTH_ASSIGN_OR_RETURN(std::optional<Reader> cluster,
+                         FindNamed(root, "clusters", "cluster", cluster_name));
+  if (!cluster) {
+    return Error{"cluster \"" + cluster_name + "\" (of context \"" + ctx_name + "\") not found",
+                 ErrorCode::kNotFound};
   }
+  if (!cluster->present()) return api::RequiredError(cluster->path());
+  BERTH_RETURN_IF_ERROR(cluster->String("server", &cfg.server));
+  if (cfg.server.empty()) return api::RequiredError(cluster->PathOf("server"));
+  if (cfg.server.find("://") == std::string::npos) cfg.server = "https://" + cfg.server;
+  while (!cfg.server.empty() && cfg.server.back() == '/') cfg.server.pop_back();
+  BERTH_ASSIGN_OR_RETURN(cfg.ca_pem, DataOrFile(*cluster, "certificate-authority", base_dir));
+  BERTH_RETURN_IF_ERROR(
+      ReadBool(*cluster, "insecure-skip-tls-verify", &cfg.insecure_skip_tls_verify));
+  // Same rule as clientcmd's validation.
+  if (cfg.insecure_skip_tls_verify && !cfg.ca_pem.empty()) {
+    return api::PathError(cluster->path(),
+                          "specifying a root certificates file with the insecure flag is not "
+                          "allowed");
+  }
+  BERTH_RETURN_IF_ERROR(cluster->String("tls-server-name", &cfg.tls_server_name));
 
- private:
-  std::string file_;
-};
+  // User (optional: a context without one sends no credentials).
+  if (user_name.empty()) return cfg;
+  BERTH_ASSIGN_OR_RETURN(std::optional<Reader> user, FindNamed(root, "users", "user", user_name));
+  if (!user) {
+    return Error{"user \"" + user_name + "\" (of context \"" + ctx_name + "\") not found",
+                 ErrorCode::kNotFound};
+  }
+  if (!user->present()) return cfg;
+  if (user->Get("exec") != nullptr) {
+    return api::PathError(user->PathOf("exec"),
+                          "exec credential plugins are not supported; use token, tokenFile or a "
+                          "client certificate");
+  }
+  if (user->Get("auth-provider") != nullptr) {
+    return api::PathError(user->PathOf("auth-provider"),
+                          "auth-provider plugins are not supported; use token, tokenFile or a "
+                          "client certificate");
+  }
+  if (user->Get("username") != nullptr || user->Get("password") != nullptr) {
+    return api::PathError(user->PathOf("username"), "basic authentication is not supported");
+  }
+  std::string token, token_file;
+  BERTH_RETURN_IF_ERROR(user->String("token", &token));
+  BERTH_RETURN_IF_ERROR(user->String("tokenFile", &token_file));
+  cfg.token = Trim(token);
+  if (!token_file.empty()) cfg.token_file = Resolve(base_dir, token_file);
+  BERTH_ASSIGN_OR_RETURN(cfg.client_cert_pem, DataOrFile(*user, "client-certificate", base_dir));
+  BERTH_ASSIGN_OR_RETURN(cfg.client_key_pem, DataOrFile(*user, "client-key", base_dir));
+  if (cfg.client_cert_pem.empty() != cfg.client_key_pem.empty()) {
+    return api::PathError(user->path(), cfg.client_cert_pem.empty()
+                                            ? "client-key given without client-certificate"
+                                            : "client-certificate given without client-key");
+  }
+  return cfg;
+}
 
 }  // namespace
 
@@ -101,7 +172,9 @@ Result<std::string> ReadFileToString(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     int err = errno;
-    return Error{"cannot read \"" + path + "\": " + std::strerror(err != 0 ? err : ENOENT)};
+    if (err == 0) err = ENOENT;
+    return Error{"cannot read \"" + path + "\": " + std::strerror(err),
+                 err == ENOENT ? ErrorCode::kNotFound : ErrorCode::kInvalid};
   }
   std::ostringstream ss;
   ss << in.rdbuf();
@@ -145,111 +218,14 @@ std::optional<std::string> DecodeBase64(std::string_view in) {
 
 Result<ClientConfig> LoadKubeconfig(const std::string& path, const std::string& context) {
   auto text = ReadFileToString(path);
-  if (!text.ok()) return Error{path + ": " + text.error()};
+  if (!text.ok()) return text.status().Wrap(path);
   auto docs = api::json::ParseYamlDocuments(*text);
-  if (!docs.ok()) return Error{path + ": " + docs.error()};
-  Reader r(path);
-  if (docs->empty() || !(*docs)[0].IsObject()) return r.Fail("", "not a kubeconfig (no mapping)");
-  const Value& root = (*docs)[0];
-  std::filesystem::path base_dir = std::filesystem::path(path).parent_path();
-
-  // Context.
-  std::string ctx_name = context;
-  if (ctx_name.empty()) {
-    auto current = r.String(root, "", "current-context");
-    if (!current.ok()) return Error{current.error()};
-    ctx_name = *current;
-    if (ctx_name.empty()) return r.Fail("", "no current-context set and no context given");
+  if (!docs.ok()) return docs.status().Wrap(path);
+  if (docs->empty() || !(*docs)[0].IsObject()) {
+    return Error{path + ": not a kubeconfig (no mapping)"};
   }
-  auto ctx_index = r.FindNamed(root, "contexts", ctx_name);
-  if (!ctx_index.ok()) return Error{ctx_index.error()};
-  if (*ctx_index < 0) return r.Fail("", "context \"" + ctx_name + "\" not found");
-  std::string ctx_at = "contexts[" + std::to_string(*ctx_index) + "].context";
-  const Value* ctx = root.Find("contexts")->AsArray()[*ctx_index].Find("context");
-  if (ctx == nullptr || !ctx->IsObject()) return r.Fail(ctx_at, "missing");
-  auto cluster_name = r.String(*ctx, ctx_at, "cluster");
-  auto user_name = r.String(*ctx, ctx_at, "user");
-  auto ns = r.String(*ctx, ctx_at, "namespace");
-  if (!cluster_name.ok()) return Error{cluster_name.error()};
-  if (!user_name.ok()) return Error{user_name.error()};
-  if (!ns.ok()) return Error{ns.error()};
-  if (cluster_name->empty()) return r.Fail(ctx_at + ".cluster", "missing");
-
-  ClientConfig cfg;
-  cfg.default_namespace = ns->empty() ? "default" : *ns;
-
-  // Cluster.
-  auto cluster_index = r.FindNamed(root, "clusters", *cluster_name);
-  if (!cluster_index.ok()) return Error{cluster_index.error()};
-  if (*cluster_index < 0) {
-    return r.Fail("",
-                  "cluster \"" + *cluster_name + "\" (of context \"" + ctx_name + "\") not found");
-  }
-  std::string cl_at = "clusters[" + std::to_string(*cluster_index) + "].cluster";
-  const Value* cluster = root.Find("clusters")->AsArray()[*cluster_index].Find("cluster");
-  if (cluster == nullptr || !cluster->IsObject()) return r.Fail(cl_at, "missing");
-  auto server = r.String(*cluster, cl_at, "server");
-  if (!server.ok()) return Error{server.error()};
-  if (server->empty()) return r.Fail(cl_at + ".server", "missing");
-  cfg.server = *server;
-  if (cfg.server.find("://") == std::string::npos) cfg.server = "https://" + cfg.server;
-  while (!cfg.server.empty() && cfg.server.back() == '/') cfg.server.pop_back();
-  auto ca = r.DataOrFile(*cluster, cl_at, "certificate-authority", base_dir);
-  if (!ca.ok()) return Error{ca.error()};
-  cfg.ca_pem = std::move(*ca);
-  auto insecure = r.Bool(*cluster, cl_at, "insecure-skip-tls-verify");
-  if (!insecure.ok()) return Error{insecure.error()};
-  cfg.insecure_skip_tls_verify = *insecure;
-  // Same rule as clientcmd's validation.
-  if (cfg.insecure_skip_tls_verify && !cfg.ca_pem.empty()) {
-    return r.Fail(cl_at,
-                  "specifying a root certificates file with the insecure flag is not allowed");
-  }
-  auto server_name = r.String(*cluster, cl_at, "tls-server-name");
-  if (!server_name.ok()) return Error{server_name.error()};
-  cfg.tls_server_name = *server_name;
-
-  // User (optional: a context without one sends no credentials).
-  if (user_name->empty()) return cfg;
-  auto user_index = r.FindNamed(root, "users", *user_name);
-  if (!user_index.ok()) return Error{user_index.error()};
-  if (*user_index < 0) {
-    return r.Fail("", "user \"" + *user_name + "\" (of context \"" + ctx_name + "\") not found");
-  }
-  std::string u_at = "users[" + std::to_string(*user_index) + "].user";
-  const Value* user = root.Find("users")->AsArray()[*user_index].Find("user");
-  if (user == nullptr || user->IsNull()) return cfg;
-  if (!user->IsObject()) return r.Fail(u_at, "must be a mapping");
-  if (user->Find("exec") != nullptr) {
-    return r.Fail(u_at + ".exec",
-                  "exec credential plugins are not supported; use token, tokenFile or a client "
-                  "certificate");
-  }
-  if (user->Find("auth-provider") != nullptr) {
-    return r.Fail(u_at + ".auth-provider",
-                  "auth-provider plugins are not supported; use token, tokenFile or a client "
-                  "certificate");
-  }
-  if (user->Find("username") != nullptr || user->Find("password") != nullptr) {
-    return r.Fail(u_at + ".username", "basic authentication is not supported");
-  }
-  auto token = r.String(*user, u_at, "token");
-  auto token_file = r.String(*user, u_at, "tokenFile");
-  if (!token.ok()) return Error{token.error()};
-  if (!token_file.ok()) return Error{token_file.error()};
-  cfg.token = Trim(*token);
-  if (!token_file->empty()) cfg.token_file = Resolve(base_dir, *token_file);
-  auto cert = r.DataOrFile(*user, u_at, "client-certificate", base_dir);
-  if (!cert.ok()) return Error{cert.error()};
-  auto key = r.DataOrFile(*user, u_at, "client-key", base_dir);
-  if (!key.ok()) return Error{key.error()};
-  cfg.client_cert_pem = std::move(*cert);
-  cfg.client_key_pem = std::move(*key);
-  if (cfg.client_cert_pem.empty() != cfg.client_key_pem.empty()) {
-    return r.Fail(u_at, cfg.client_cert_pem.empty()
-                            ? "client-key given without client-certificate"
-                            : "client-certificate given without client-key");
-  }
+  auto cfg = ReadKubeconfig((*docs)[0], std::filesystem::path(path).parent_path(), context);
+  if (!cfg.ok()) return cfg.status().Wrap(path);
   return cfg;
 }
 
@@ -268,10 +244,10 @@ Result<ClientConfig> InClusterConfig(const std::string& service_account_dir) {
   std::filesystem::path dir(service_account_dir);
   cfg.token_file = (dir / "token").string();
   auto token = ReadFileToString(cfg.token_file);
-  if (!token.ok()) return Error{"in-cluster config: " + token.error()};
+  if (!token.ok()) return token.status().Wrap("in-cluster config");
   cfg.token = Trim(*token);
   auto ca = ReadFileToString((dir / "ca.crt").string());
-  if (!ca.ok()) return Error{"in-cluster config: " + ca.error()};
+  if (!ca.ok()) return ca.status().Wrap("in-cluster config");
   cfg.ca_pem = std::move(*ca);
   auto ns = ReadFileToString((dir / "namespace").string());
   if (ns.ok() && !Trim(*ns).empty()) cfg.default_namespace = Trim(*ns);
@@ -296,7 +272,7 @@ Result<std::string> TokenSource::Token() {
   if (file_token_) return *file_token_;
   if (!static_token_.empty()) return static_token_;
   auto contents = ReadFileToString(token_file_);  // for the error message
-  if (!contents.ok()) return Error{"token file: " + contents.error()};
+  if (!contents.ok()) return contents.status().Wrap("token file");
   return Error{"token file \"" + token_file_ + "\": unreadable"};
 }
 

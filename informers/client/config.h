@@ -38,6 +38,10 @@ struct ClientConfig {
 //   `<path>: context "x" not found`
 //   `<path>: users[0].user.client-certificate: cannot read "/x": No such file or directory`
 //   `<path>: users[0].user.exec: exec credential plugins are not supported; ...`
+// Fields are read by api::Reader (api/reader.h) and a wrong type reads
+//   `<path>: users[0].user.token: expected string, got array`; fields berth does not use are
+// ignored. Codes: kNotFound for a context, cluster or user the file does not have; kInvalid
+// otherwise.
 Result<ClientConfig> LoadKubeconfig(const std::string& path, const std::string& context = "");
 
 inline constexpr char kServiceAccountDir[] = "/var/run/secrets/kubernetes.io/serviceaccount";
@@ -51,7 +55,8 @@ Result<ClientConfig> InClusterConfig(const std::string& service_account_dir = kS
 // Decodes standard base64 (whitespace ignored, padding optional). nullopt when malformed.
 std::optional<std::string> DecodeBase64(std::string_view in);
 
-// Reads a whole file. Error: `cannot read "<path>": <strerror>`.
+// Reads a whole file. Error: `cannot read "<path>": <strerror>`, code kNotFound when the file
+// does not exist.
 Result<std::string> ReadFileToString(const std::string& path);
 
 // The bearer token for requests: the token file's contents (trimmed) when a token file is set,

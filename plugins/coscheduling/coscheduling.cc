@@ -248,18 +248,15 @@ class Coscheduling final : public framework::QueueSortPlugin,
 }  // namespace
 
 Result<Args> ParseArgs(const framework::PluginContext& ctx) {
-  framework::ArgsReader r(ctx.args, ctx.args_path);
+  BERTH_ASSIGN_OR_RETURN(api::Reader r, framework::ReadArgs(ctx.args, ctx.args_path));
   Args args;
-  auto permit = r.Int("permitWaitingTimeSeconds");
-  auto backoff = r.Int("podGroupBackoffSeconds");
-  auto reject = r.Int("podGroupRejectPercentage");
-  if (auto ok = r.Finish(); !ok) return Error{ok.error()};
-  if (permit) args.permit_waiting_time_seconds = *permit;
-  if (backoff) args.pod_group_backoff_seconds = *backoff;
-  if (reject) args.pod_group_reject_percentage = *reject;
+  BERTH_RETURN_IF_ERROR(r.Int64("permitWaitingTimeSeconds", &args.permit_waiting_time_seconds));
+  BERTH_RETURN_IF_ERROR(r.Int64("podGroupBackoffSeconds", &args.pod_group_backoff_seconds));
+  BERTH_RETURN_IF_ERROR(r.Int64("podGroupRejectPercentage", &args.pod_group_reject_percentage));
+  BERTH_RETURN_IF_ERROR(r.Done());
   // Upstream's ValidateCoschedulingArgs, first error wins.
   auto invalid = [&](const char* field, int64_t v, const char* why) {
-    return Error{r.Path(field) + ": Invalid value: " + std::to_string(v) + ": " + why};
+    return Error{r.PathOf(field) + ": Invalid value: " + std::to_string(v) + ": " + why};
   };
   if (args.permit_waiting_time_seconds < 0) {
     return invalid("permitWaitingTimeSeconds", args.permit_waiting_time_seconds,
@@ -277,11 +274,10 @@ Result<Args> ParseArgs(const framework::PluginContext& ctx) {
 }
 
 Result<std::shared_ptr<framework::Plugin>> New(const framework::PluginContext& ctx) {
-  auto args = ParseArgs(ctx);
-  if (!args.ok()) return Error{args.error()};
+  BERTH_ASSIGN_OR_RETURN(Args args, ParseArgs(ctx));
   if (ctx.handle == nullptr)
     return Error{ctx.args_path + ": Coscheduling needs a framework handle"};
-  return std::shared_ptr<framework::Plugin>(std::make_shared<Coscheduling>(*args, ctx.handle));
+  return std::shared_ptr<framework::Plugin>(std::make_shared<Coscheduling>(args, ctx.handle));
 }
 
 }  // namespace berth::plugins::coscheduling

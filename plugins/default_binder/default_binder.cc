@@ -23,8 +23,7 @@ class DefaultBinder final : public framework::BindPlugin {
 }  // namespace
 
 Result<std::shared_ptr<framework::Plugin>> New(const framework::PluginContext& ctx) {
-  framework::ArgsReader reader(ctx.args, ctx.args_path);
-  if (auto ok = reader.Finish(); !ok) return Error{ok.error()};
+  BERTH_RETURN_IF_ERROR(framework::NoArgs(ctx.args, ctx.args_path));
   if (ctx.handle == nullptr) return Error{std::string(kName) + ": needs a framework handle"};
   return std::shared_ptr<framework::Plugin>(std::make_shared<DefaultBinder>(ctx.handle));
 }

@@ -218,13 +218,14 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
 }  // namespace
 
 Result<Args> ParseArgs(const api::Value* args, const std::string& path) {
-  framework::ArgsReader r(args, path);
+  BERTH_ASSIGN_OR_RETURN(api::Reader r, framework::ReadArgs(args, path));
   Args out;
-  const auto percentage = r.Int("minCandidateNodesPercentage");
-  const auto absolute = r.Int("minCandidateNodesAbsolute");
-  if (auto ok = r.Finish(); !ok) return Error{ok.error()};
-  const std::string p_path = r.Path("minCandidateNodesPercentage");
-  const std::string a_path = r.Path("minCandidateNodesAbsolute");
+  std::optional<int64_t> percentage, absolute;
+  BERTH_RETURN_IF_ERROR(r.OptInt64("minCandidateNodesPercentage", &percentage));
+  BERTH_RETURN_IF_ERROR(r.OptInt64("minCandidateNodesAbsolute", &absolute));
+  BERTH_RETURN_IF_ERROR(r.Done());
+  const std::string p_path = r.PathOf("minCandidateNodesPercentage");
+  const std::string a_path = r.PathOf("minCandidateNodesAbsolute");
   if (percentage) {
     if (*percentage < 0 || *percentage > 100) {
       return Error{Invalid(p_path, *percentage, "not in valid range [0, 100]")};
@@ -254,9 +255,8 @@ int32_t NumCandidates(const Args& args, int32_t num_nodes) {
 
 Result<std::shared_ptr<framework::Plugin>> New(const framework::PluginContext& ctx) {
   if (ctx.handle == nullptr) return Error{"DefaultPreemption: the plugin needs a framework handle"};
-  auto args = ParseArgs(ctx.args, ctx.args_path);
-  if (!args.ok()) return Error{args.error()};
-  return std::shared_ptr<framework::Plugin>(std::make_shared<DefaultPreemption>(*args, ctx.handle));
+  BERTH_ASSIGN_OR_RETURN(Args args, ParseArgs(ctx.args, ctx.args_path));
+  return std::shared_ptr<framework::Plugin>(std::make_shared<DefaultPreemption>(args, ctx.handle));
 }
 
 }  // namespace berth::plugins::default_preemption

@@ -102,8 +102,7 @@ int64_t CalculatePriority(int64_t sum_scores, int num_containers) {
 }
 
 Result<std::shared_ptr<framework::Plugin>> New(const framework::PluginContext& ctx) {
-  framework::ArgsReader r(ctx.args, ctx.args_path);
-  if (auto ok = r.Finish(); !ok) return Error{ok.error()};
+  BERTH_RETURN_IF_ERROR(framework::NoArgs(ctx.args, ctx.args_path));
   return std::shared_ptr<framework::Plugin>(std::make_shared<ImageLocality>(ctx.handle));
 }
 

@@ -137,27 +137,27 @@ std::vector<framework::ClusterEventWithHint> InterPodAffinity::EventsToRegister(
 }
 
 Result<Args> ParseArgs(const api::Value* args, const std::string& path) {
-  framework::ArgsReader r(args, path);
+  BERTH_ASSIGN_OR_RETURN(api::Reader r, framework::ReadArgs(args, path));
   Args out;
-  const auto weight = r.Int("hardPodAffinityWeight");
-  const auto ignore = r.Bool("ignorePreferredTermsOfExistingPods");
-  if (auto ok = r.Finish(); !ok) return Error{ok.error()};
+  std::optional<int64_t> weight;
+  BERTH_RETURN_IF_ERROR(r.OptInt64("hardPodAffinityWeight", &weight));
+  BERTH_RETURN_IF_ERROR(
+      r.Bool("ignorePreferredTermsOfExistingPods", &out.ignore_preferred_terms_of_existing_pods));
+  BERTH_RETURN_IF_ERROR(r.Done());
   if (weight) {
     if (*weight < 0 || *weight > 100) {
-      return Error{r.Path("hardPodAffinityWeight") + ": Invalid value: " + std::to_string(*weight) +
-                   ": not in valid range [0-100]"};
+      return Error{r.PathOf("hardPodAffinityWeight") +
+                   ": Invalid value: " + std::to_string(*weight) + ": not in valid range [0-100]"};
     }
     out.hard_pod_affinity_weight = static_cast<int32_t>(*weight);
   }
-  if (ignore) out.ignore_preferred_terms_of_existing_pods = *ignore;
   return out;
 }
 
 Result<std::shared_ptr<framework::Plugin>> New(const framework::PluginContext& ctx) {
   if (ctx.handle == nullptr) return Error{"InterPodAffinity: the plugin needs a framework handle"};
-  auto args = ParseArgs(ctx.args, ctx.args_path);
-  if (!args.ok()) return Error{args.error()};
-  return std::shared_ptr<framework::Plugin>(std::make_shared<InterPodAffinity>(*args, ctx.handle));
+  BERTH_ASSIGN_OR_RETURN(Args args, ParseArgs(ctx.args, ctx.args_path));
+  return std::shared_ptr<framework::Plugin>(std::make_shared<InterPodAffinity>(args, ctx.handle));
 }
 
 }  // namespace berth::plugins::inter_pod_affinity

@@ -239,19 +239,18 @@ class NodeAffinity final : public framework::PreFilterPlugin,
 }  // namespace
 
 Result<std::shared_ptr<framework::Plugin>> New(const framework::PluginContext& ctx) {
-  framework::ArgsReader reader(ctx.args, ctx.args_path);
-  const api::Value* added_value = reader.Object("addedAffinity");
-  if (auto ok = reader.Finish(); !ok) return Error{ok.error()};
+  BERTH_ASSIGN_OR_RETURN(api::Reader reader, framework::ReadArgs(ctx.args, ctx.args_path));
+  const api::Value* added_value = reader.Get("addedAffinity");
+  BERTH_RETURN_IF_ERROR(reader.Done());
   std::optional<api::NodeAffinity> added;
   if (added_value != nullptr) {
-    auto decoded = api::DecodeNodeAffinity(*added_value, reader.Path("addedAffinity"));
-    if (!decoded.ok()) return Error{decoded.error()};
-    added = std::move(*decoded);
+    BERTH_ASSIGN_OR_RETURN(added,
+                           api::DecodeNodeAffinity(*added_value, reader.PathOf("addedAffinity")));
   }
   // Validated as upstream's ValidateNodeAffinityArgs; paths start at the args.
   std::vector<std::string> errs;
   auto plugin =
-      std::make_shared<NodeAffinity>(std::move(added), reader.Path("addedAffinity") + ".", &errs);
+      std::make_shared<NodeAffinity>(std::move(added), reader.PathOf("addedAffinity") + ".", &errs);
   if (!errs.empty()) return Error{AggregateMessage(errs)};
   return std::shared_ptr<framework::Plugin>(std::move(plugin));
 }

@@ -95,21 +95,19 @@ class NodeLabel final : public framework::FilterPlugin,
 }  // namespace
 
 Result<std::shared_ptr<framework::Plugin>> New(const framework::PluginContext& ctx) {
-  framework::ArgsReader r(ctx.args, ctx.args_path);
+  BERTH_ASSIGN_OR_RETURN(api::Reader r, framework::ReadArgs(ctx.args, ctx.args_path));
   Args args;
-  args.present = r.StringList("presentLabels").value_or(std::vector<std::string>{});
-  args.absent = r.StringList("absentLabels").value_or(std::vector<std::string>{});
-  args.present_preference =
-      r.StringList("presentLabelsPreference").value_or(std::vector<std::string>{});
-  args.absent_preference =
-      r.StringList("absentLabelsPreference").value_or(std::vector<std::string>{});
-  if (auto ok = r.Finish(); !ok) return Error{ok.error()};
+  BERTH_RETURN_IF_ERROR(r.Strings("presentLabels", &args.present));
+  BERTH_RETURN_IF_ERROR(r.Strings("absentLabels", &args.absent));
+  BERTH_RETURN_IF_ERROR(r.Strings("presentLabelsPreference", &args.present_preference));
+  BERTH_RETURN_IF_ERROR(r.Strings("absentLabelsPreference", &args.absent_preference));
+  BERTH_RETURN_IF_ERROR(r.Done());
 
   std::vector<std::string> errors;
-  CheckNoConflict(args.present, args.absent, r.Path("presentLabels"), r.Path("absentLabels"),
+  CheckNoConflict(args.present, args.absent, r.PathOf("presentLabels"), r.PathOf("absentLabels"),
                   errors);
   CheckNoConflict(args.present_preference, args.absent_preference,
-                  r.Path("presentLabelsPreference"), r.Path("absentLabelsPreference"), errors);
+                  r.PathOf("presentLabelsPreference"), r.PathOf("absentLabelsPreference"), errors);
   if (!errors.empty()) {
     // Upstream's field.ErrorList aggregate: one error alone, several as "[e1, e2]".
     if (errors.size() == 1) return Error{errors[0]};

@@ -103,8 +103,7 @@ std::vector<framework::HostPort> WantedHostPorts(const api::Pod& pod) {
 }
 
 Result<std::shared_ptr<framework::Plugin>> New(const framework::PluginContext& ctx) {
-  framework::ArgsReader reader(ctx.args, ctx.args_path);
-  if (auto ok = reader.Finish(); !ok) return Error{ok.error()};
+  BERTH_RETURN_IF_ERROR(framework::NoArgs(ctx.args, ctx.args_path));
   return std::shared_ptr<framework::Plugin>(std::make_shared<NodePorts>());
 }
 

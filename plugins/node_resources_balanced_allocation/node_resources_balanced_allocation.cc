@@ -166,32 +166,29 @@ class BalancedAllocation final : public framework::PreScorePlugin, public framew
 }  // namespace
 
 Result<std::shared_ptr<framework::Plugin>> New(const framework::PluginContext& ctx) {
-  framework::ArgsReader r(ctx.args, ctx.args_path);
+  BERTH_ASSIGN_OR_RETURN(api::Reader r, framework::ReadArgs(ctx.args, ctx.args_path));
   std::vector<Spec> specs;
+  BERTH_RETURN_IF_ERROR(r.List("resources", &specs, [](const api::Reader& er, Spec* spec) -> Ok {
+    spec->weight = 0;
+    BERTH_RETURN_IF_ERROR(er.String("name", &spec->name));
+    return er.Int64("weight", &spec->weight);
+  }));
+  BERTH_RETURN_IF_ERROR(r.Done());
   std::vector<std::string> errors;
-  if (const api::Value* list = r.Array("resources")) {
-    const std::string base = r.Path("resources");
-    std::set<std::string, std::less<>> seen;
-    for (size_t i = 0; i < list->AsArray().size(); ++i) {
-      const std::string path = base + "[" + std::to_string(i) + "]";
-      framework::ArgsReader er(&list->AsArray()[i], path);
-      Spec spec;
-      spec.name = er.String("name").value_or("");
-      spec.weight = er.Int("weight").value_or(0);
-      if (auto ok = er.Finish(); !ok) return Error{ok.error()};
-      if (spec.weight == 0) spec.weight = 1;  // upstream's v1 defaulting
-      if (!seen.insert(spec.name).second) {
-        errors.push_back(path + ".name: Duplicate value: \"" + spec.name + "\"");
-      }
-      if (spec.weight != 1) {
-        errors.push_back(path + ".weight: Invalid value: " + std::to_string(spec.weight) +
-                         ": must be 1");
-      }
-      spec.kind = KindOf(spec.name);
-      specs.push_back(std::move(spec));
+  std::set<std::string, std::less<>> seen;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    Spec& spec = specs[i];
+    const std::string path = api::IndexPath(r.PathOf("resources"), i);
+    if (spec.weight == 0) spec.weight = 1;  // upstream's v1 defaulting
+    if (!seen.insert(spec.name).second) {
+      errors.push_back(path + ".name: Duplicate value: \"" + spec.name + "\"");
     }
+    if (spec.weight != 1) {
+      errors.push_back(path + ".weight: Invalid value: " + std::to_string(spec.weight) +
+                       ": must be 1");
+    }
+    spec.kind = KindOf(spec.name);
   }
-  if (auto ok = r.Finish(); !ok) return Error{ok.error()};
   if (!errors.empty()) {
     if (errors.size() == 1) return Error{errors[0]};
     std::string msg = "[";

@@ -1,9 +1,9 @@
 #include "plugins/node_resources_fit/args.h"
-#include "base/strings.h"
 
 #include <algorithm>
 #include <regex>
 
+#include "base/strings.h"
 #include "scheduler/framework/args.h"
 
 namespace berth::plugins::node_resources_fit {
@@ -69,7 +69,6 @@ std::vector<std::string> QualifiedNameErrors(const std::string& value) {
   return errs;
 }
 
-
 std::string Invalid(const std::string& path, const std::string& value, const std::string& detail) {
   return path + ": Invalid value: " + value + ": " + detail;
 }
@@ -81,47 +80,34 @@ std::string Index(const std::string& path, size_t i) {
 }  // namespace
 
 Result<FitArgs> ParseFitArgs(const api::Value* args, const std::string& path) {
-  framework::ArgsReader r(args, path);
+  BERTH_ASSIGN_OR_RETURN(api::Reader r, framework::ReadArgs(args, path));
   FitArgs out;
-  out.ignored_resources = r.StringList("ignoredResources").value_or(std::vector<std::string>{});
-  out.ignored_resource_groups =
-      r.StringList("ignoredResourceGroups").value_or(std::vector<std::string>{});
+  BERTH_RETURN_IF_ERROR(r.Strings("ignoredResources", &out.ignored_resources));
+  BERTH_RETURN_IF_ERROR(r.Strings("ignoredResourceGroups", &out.ignored_resource_groups));
 
-  const std::string strategy_path = r.Path("scoringStrategy");
+  const std::string strategy_path = r.PathOf("scoringStrategy");
   const std::string shape_path = strategy_path + ".requestedToCapacityRatio.shape";
   std::string type = "LeastAllocated";
   bool has_rtcr_param = false;
-  if (const api::Value* strategy = r.Object("scoringStrategy")) {
-    framework::ArgsReader sr(strategy, strategy_path);
-    type = sr.String("type").value_or("");
-    if (const api::Value* list = sr.Array("resources")) {
-      for (size_t i = 0; i < list->AsArray().size(); ++i) {
-        framework::ArgsReader er(&list->AsArray()[i], Index(sr.Path("resources"), i));
-        ResourceSpec spec;
-        spec.name = er.String("name").value_or("");
-        spec.weight = er.Int("weight").value_or(0);
-        if (auto ok = er.Finish(); !ok) return Error{ok.error()};
-        out.resources.push_back(std::move(spec));
-      }
-    }
-    if (const api::Value* rtcr = sr.Object("requestedToCapacityRatio")) {
+  BERTH_RETURN_IF_ERROR(r.Object("scoringStrategy", [&](const api::Reader& sr) -> Ok {
+    type.clear();
+    BERTH_RETURN_IF_ERROR(sr.String("type", &type));
+    BERTH_RETURN_IF_ERROR(
+        sr.List("resources", &out.resources, [](const api::Reader& er, ResourceSpec* spec) -> Ok {
+          spec->weight = 0;
+          BERTH_RETURN_IF_ERROR(er.String("name", &spec->name));
+          return er.Int64("weight", &spec->weight);
+        }));
+    return sr.Object("requestedToCapacityRatio", [&](const api::Reader& rr) -> Ok {
       has_rtcr_param = true;
-      framework::ArgsReader rr(rtcr, sr.Path("requestedToCapacityRatio"));
-      if (const api::Value* shape = rr.Array("shape")) {
-        for (size_t i = 0; i < shape->AsArray().size(); ++i) {
-          framework::ArgsReader pr(&shape->AsArray()[i], Index(shape_path, i));
-          UtilizationShapePoint p;
-          p.utilization = pr.Int("utilization").value_or(0);
-          p.score = pr.Int("score").value_or(0);
-          if (auto ok = pr.Finish(); !ok) return Error{ok.error()};
-          out.shape.push_back(p);
-        }
-      }
-      if (auto ok = rr.Finish(); !ok) return Error{ok.error()};
-    }
-    if (auto ok = sr.Finish(); !ok) return Error{ok.error()};
-  }
-  if (auto ok = r.Finish(); !ok) return Error{ok.error()};
+      return rr.List("shape", &out.shape,
+                     [](const api::Reader& pr, UtilizationShapePoint* point) -> Ok {
+                       BERTH_RETURN_IF_ERROR(pr.Int64("utilization", &point->utilization));
+                       return pr.Int64("score", &point->score);
+                     });
+    });
+  }));
+  BERTH_RETURN_IF_ERROR(r.Done());
 
   // v1 defaulting: cpu and memory when no resources are given; weight 0 means 1.
   if (out.resources.empty()) out.resources = {{"cpu", 1}, {"memory", 1}};
@@ -133,12 +119,12 @@ Result<FitArgs> ParseFitArgs(const api::Value* args, const std::string& path) {
   for (size_t i = 0; i < out.ignored_resources.size(); ++i) {
     for (const auto& m : QualifiedNameErrors(out.ignored_resources[i])) {
       errs.push_back(
-          Invalid(Index(r.Path("ignoredResources"), i), Quote(out.ignored_resources[i]), m));
+          Invalid(Index(r.PathOf("ignoredResources"), i), Quote(out.ignored_resources[i]), m));
     }
   }
   for (size_t i = 0; i < out.ignored_resource_groups.size(); ++i) {
     const std::string& g = out.ignored_resource_groups[i];
-    const std::string p = Index(r.Path("ignoredResourceGroups"), i);
+    const std::string p = Index(r.PathOf("ignoredResourceGroups"), i);
     if (g.find('/') != std::string::npos) {
       errs.push_back(Invalid(p, Quote(g), "resource group name can't contain '/'"));
     }

@@ -1,5 +1,4 @@
 #include "plugins/pod_topology_spread/pod_topology_spread.h"
-#include "base/strings.h"
 
 #include <string>
 #include <utility>
@@ -7,6 +6,7 @@
 #include <vector>
 
 #include "api/decode.h"
+#include "base/strings.h"
 #include "plugins/pod_topology_spread/plugin.h"
 #include "scheduler/framework/args.h"
 
@@ -72,7 +72,6 @@ bool AnyMatches(const std::vector<Constraint>& cs, const api::Pod& pod) {
   }
   return false;
 }
-
 
 }  // namespace
 
@@ -179,33 +178,34 @@ QueueingHint PodTopologySpread::HintAfterNodeChange(const api::Pod& pod,
 }
 
 Result<std::shared_ptr<framework::Plugin>> New(const framework::PluginContext& ctx) {
-  framework::ArgsReader reader(ctx.args, ctx.args_path);
-  const api::Value* list = reader.Array("defaultConstraints");
-  const std::string defaulting = reader.String("defaultingType").value_or("System");
-  if (auto ok = reader.Finish(); !ok) return Error{ok.error()};
+  BERTH_ASSIGN_OR_RETURN(api::Reader reader, framework::ReadArgs(ctx.args, ctx.args_path));
+  BERTH_ASSIGN_OR_RETURN(const api::Value* list, reader.Array("defaultConstraints"));
+  std::string defaulting = "System";
+  BERTH_RETURN_IF_ERROR(reader.String("defaultingType", &defaulting));
+  BERTH_RETURN_IF_ERROR(reader.Done());
 
   // Validated as upstream's ValidatePodTopologySpreadArgs.
-  const std::string list_path = reader.Path("defaultConstraints");
-  const std::string type_path = reader.Path("defaultingType");
+  const std::string list_path = reader.PathOf("defaultConstraints");
+  const std::string type_path = reader.PathOf("defaultingType");
   std::vector<api::TopologySpreadConstraint> defaults;
   if (list != nullptr) {
     for (size_t i = 0; i < list->AsArray().size(); ++i) {
-      const std::string p = list_path + "[" + std::to_string(i) + "]";
-      auto c = api::DecodeTopologySpreadConstraint(list->AsArray()[i], p);
-      if (!c.ok()) return Error{c.error()};
-      if (c->label_selector.has_value()) {
+      const std::string p = api::IndexPath(list_path, i);
+      BERTH_ASSIGN_OR_RETURN(api::TopologySpreadConstraint c,
+                             api::DecodeTopologySpreadConstraint(list->AsArray()[i], p));
+      if (c.label_selector.has_value()) {
         return Error{p +
                      ".labelSelector: Forbidden: constraint must not define a selector, as "
                      "they deduced for each pod"};
       }
       for (const auto& prev : defaults) {
-        if (prev.topology_key == c->topology_key &&
-            prev.when_unsatisfiable == c->when_unsatisfiable) {
+        if (prev.topology_key == c.topology_key &&
+            prev.when_unsatisfiable == c.when_unsatisfiable) {
           return Error{p + ": Duplicate value: " +
-                       Quote("{" + c->topology_key + ", " + c->when_unsatisfiable + "}")};
+                       Quote("{" + c.topology_key + ", " + c.when_unsatisfiable + "}")};
         }
       }
-      defaults.push_back(std::move(*c));
+      defaults.push_back(std::move(c));
     }
   }
   if (defaulting != "System" && defaulting != "List") {

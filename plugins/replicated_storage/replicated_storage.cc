@@ -1,5 +1,4 @@
 #include "plugins/replicated_storage/replicated_storage.h"
-#include "base/strings.h"
 
 #include <chrono>
 #include <map>
@@ -9,6 +8,7 @@
 #include <vector>
 
 #include "api/quantity.h"
+#include "base/strings.h"
 #include "plugins/replicated_storage/ledger.h"
 #include "plugins/replicated_storage/pod_claims.h"
 #include "scheduler/framework/args.h"
@@ -45,7 +45,6 @@ Status ClaimFails(const Claim& c, const std::string& what) {
 }
 
 std::string Bytes(int64_t b) { return api::Quantity::FromValue(b).ToString(); }
-
 
 // The seed's node checks: a storage node that is not offline.
 Status CheckNode(const api::Node& node) {
@@ -247,20 +246,18 @@ class ReplicatedStorage final : public framework::PreFilterPlugin,
 }  // namespace
 
 Result<std::shared_ptr<framework::Plugin>> New(const framework::PluginContext& ctx) {
-  framework::ArgsReader reader(ctx.args, ctx.args_path);
+  BERTH_ASSIGN_OR_RETURN(api::Reader reader, framework::ReadArgs(ctx.args, ctx.args_path));
   double divisor = 1;
-  if (auto d = reader.Number("defaultDivisor")) {
-    if (!(*d > 0)) reader.Fail(reader.Path("defaultDivisor") + ": must be greater than 0");
-    divisor = *d;
+  BERTH_RETURN_IF_ERROR(reader.Double("defaultDivisor", &divisor));
+  if (!(divisor > 0)) {
+    return api::PathError(reader.PathOf("defaultDivisor"), "must be greater than 0");
   }
   int64_t timeout_seconds = 60;
-  if (auto t = reader.Int("reservationTimeoutSeconds")) {
-    if (*t <= 0) {
-      reader.Fail(reader.Path("reservationTimeoutSeconds") + ": must be greater than 0");
-    }
-    timeout_seconds = *t;
+  BERTH_RETURN_IF_ERROR(reader.Int64("reservationTimeoutSeconds", &timeout_seconds));
+  if (timeout_seconds <= 0) {
+    return api::PathError(reader.PathOf("reservationTimeoutSeconds"), "must be greater than 0");
   }
-  if (auto ok = reader.Finish(); !ok) return Error{ok.error()};
+  BERTH_RETURN_IF_ERROR(reader.Done());
   if (ctx.handle == nullptr) return Error{"ReplicatedStorage: the plugin needs a framework handle"};
   return std::shared_ptr<framework::Plugin>(std::make_shared<ReplicatedStorage>(
       ctx.handle, divisor,

@@ -128,8 +128,7 @@ class SelectorSpread final : public framework::PreScorePlugin, public framework:
 }  // namespace
 
 Result<std::shared_ptr<framework::Plugin>> New(const framework::PluginContext& ctx) {
-  framework::ArgsReader r(ctx.args, ctx.args_path);
-  if (auto ok = r.Finish(); !ok) return Error{ok.error()};
+  BERTH_RETURN_IF_ERROR(framework::NoArgs(ctx.args, ctx.args_path));
   if (ctx.handle == nullptr) return Error{ctx.args_path + ": SelectorSpread needs a handle"};
   return std::shared_ptr<framework::Plugin>(std::make_shared<SelectorSpread>(ctx.handle));
 }

@@ -239,12 +239,12 @@ class ServiceAffinity final : public framework::PreFilterPlugin,
 }  // namespace
 
 Result<std::shared_ptr<framework::Plugin>> New(const framework::PluginContext& ctx) {
-  framework::ArgsReader r(ctx.args, ctx.args_path);
+  BERTH_ASSIGN_OR_RETURN(api::Reader r, framework::ReadArgs(ctx.args, ctx.args_path));
   Args args;
-  args.affinity_labels = r.StringList("affinityLabels").value_or(std::vector<std::string>{});
-  args.anti_affinity_labels_preference =
-      r.StringList("antiAffinityLabelsPreference").value_or(std::vector<std::string>{});
-  if (auto ok = r.Finish(); !ok) return Error{ok.error()};
+  BERTH_RETURN_IF_ERROR(r.Strings("affinityLabels", &args.affinity_labels));
+  BERTH_RETURN_IF_ERROR(
+      r.Strings("antiAffinityLabelsPreference", &args.anti_affinity_labels_preference));
+  BERTH_RETURN_IF_ERROR(r.Done());
   if (ctx.handle == nullptr) return Error{ctx.args_path + ": ServiceAffinity needs a handle"};
   return std::shared_ptr<framework::Plugin>(
       std::make_shared<ServiceAffinity>(std::move(args), ctx.handle));

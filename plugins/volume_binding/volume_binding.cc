@@ -254,17 +254,17 @@ std::vector<framework::ClusterEventWithHint> VolumeBinding::EventsToRegister() c
 }  // namespace
 
 Result<std::shared_ptr<framework::Plugin>> New(const framework::PluginContext& ctx) {
-  framework::ArgsReader r(ctx.args, ctx.args_path);
-  auto timeout = r.Int("bindTimeoutSeconds");
-  const api::Value* shape = r.Array("shape");
-  if (auto ok = r.Finish(); !ok) return Error{ok.error()};
-  const int64_t seconds = timeout.value_or(kDefaultBindTimeoutSeconds);
+  BERTH_ASSIGN_OR_RETURN(api::Reader r, framework::ReadArgs(ctx.args, ctx.args_path));
+  int64_t seconds = kDefaultBindTimeoutSeconds;
+  BERTH_RETURN_IF_ERROR(r.Int64("bindTimeoutSeconds", &seconds));
+  BERTH_ASSIGN_OR_RETURN(const api::Value* shape, r.Array("shape"));
+  BERTH_RETURN_IF_ERROR(r.Done());
   if (seconds < 0) {
-    return Error{r.Path("bindTimeoutSeconds") + ": Invalid value: " + std::to_string(seconds) +
+    return Error{r.PathOf("bindTimeoutSeconds") + ": Invalid value: " + std::to_string(seconds) +
                  ": invalid BindTimeoutSeconds, should not be a negative value"};
   }
   if (shape != nullptr && !shape->AsArray().empty()) {
-    return Error{r.Path("shape") +
+    return Error{r.PathOf("shape") +
                  ": Forbidden: unsupported when StorageCapacityScoring feature is disabled"};
   }
   if (ctx.handle == nullptr) return Error{"VolumeBinding: the plugin needs a framework handle"};

@@ -189,8 +189,7 @@ std::vector<framework::ClusterEventWithHint> VolumeRestrictions::EventsToRegiste
 }  // namespace
 
 Result<std::shared_ptr<framework::Plugin>> New(const framework::PluginContext& ctx) {
-  framework::ArgsReader reader(ctx.args, ctx.args_path);
-  if (auto ok = reader.Finish(); !ok) return Error{ok.error()};
+  BERTH_RETURN_IF_ERROR(framework::NoArgs(ctx.args, ctx.args_path));
   if (ctx.handle == nullptr)
     return Error{"VolumeRestrictions: the plugin needs a framework handle"};
   return std::shared_ptr<framework::Plugin>(std::make_shared<VolumeRestrictions>(ctx.handle));

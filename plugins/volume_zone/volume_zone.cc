@@ -165,8 +165,7 @@ std::vector<framework::ClusterEventWithHint> VolumeZone::EventsToRegister() cons
 }  // namespace
 
 Result<std::shared_ptr<framework::Plugin>> New(const framework::PluginContext& ctx) {
-  framework::ArgsReader reader(ctx.args, ctx.args_path);
-  if (auto ok = reader.Finish(); !ok) return Error{ok.error()};
+  BERTH_RETURN_IF_ERROR(framework::NoArgs(ctx.args, ctx.args_path));
   if (ctx.handle == nullptr) return Error{"VolumeZone: the plugin needs a framework handle"};
   return std::shared_ptr<framework::Plugin>(std::make_shared<VolumeZone>(ctx.handle));
 }

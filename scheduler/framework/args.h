@@ -1,56 +1,29 @@
 #pragma once
-// ArgsReader: strict, typed reading of a plugin's args (an api::Value object) in its factory.
-// Every getter returns nullopt when the field is absent; a wrong type records an error naming the
-// field path (`<args_path>.<field>: expected array of strings, got integer`). Finish() also
-// rejects fields that no getter asked for (strict decoding, as upstream's config loader does).
+// Plugin args: a plugin's factory reads `profiles[i].pluginConfig[j].args` through the one strict
+// reader, api::Reader (api/reader.h), so its wrong-type and unknown-field errors read like every
+// other configuration error:
 //
-//   ArgsReader r(ctx.args, ctx.args_path);
-//   auto present = r.StringList("presentLabels");
-//   if (auto ok = r.Finish(); !ok) return Error{ok.error()};
+//   BERTH_ASSIGN_OR_RETURN(api::Reader r, framework::ReadArgs(ctx.args, ctx.args_path));
+//   std::optional<int64_t> weight;
+//   BERTH_RETURN_IF_ERROR(r.OptInt64("hardPodAffinityWeight", &weight));
+//   BERTH_RETURN_IF_ERROR(r.Done());  // rejects fields nobody read
+//
+// Errors have code kInvalid.
 
-#include <cstdint>
-#include <optional>
-#include <set>
 #include <string>
-#include <string_view>
-#include <vector>
 
-#include "base/result.h"
+#include "api/reader.h"
 #include "api/value.h"
+#include "base/result.h"
 
 namespace berth::framework {
 
-class ArgsReader {
- public:
-  ArgsReader(const api::Value* args, std::string path);
+// A kStrict reader of `args` at `path`; null or absent args read as an empty object. apiVersion and
+// kind may accompany typed args, as upstream accepts. Error: `<path>: expected object, got <type>`.
+Result<api::Reader> ReadArgs(const api::Value* args, const std::string& path);
 
-  std::optional<std::vector<std::string>> StringList(std::string_view field);
-  std::optional<std::string> String(std::string_view field);
-  std::optional<int64_t> Int(std::string_view field);
-  std::optional<double> Number(std::string_view field);
-  std::optional<bool> Bool(std::string_view field);
-  // Objects and arrays are returned raw for nested reading; nullptr when absent or mistyped.
-  const api::Value* Object(std::string_view field);
-  const api::Value* Array(std::string_view field);
-  // Marks a field as known without reading it.
-  void Ignore(std::string_view field);
-
-  // "<path>.<field>"
-  std::string Path(std::string_view field) const;
-  const std::string& path() const { return path_; }
-  // Records an error (the first one wins).
-  void Fail(std::string message);
-  bool failed() const { return error_.has_value(); }
-  // The first error, or an unknown-field error, or Ok.
-  Ok Finish();
-
- private:
-  const api::Value* Field(std::string_view field);
-
-  const api::Value* args_;
-  std::string path_;
-  std::set<std::string, std::less<>> seen_;
-  std::optional<std::string> error_;
-};
+// For plugins without args: Ok when `args` is absent, null or has only apiVersion and kind;
+// otherwise the unknown-field error of its first field.
+Ok NoArgs(const api::Value* args, const std::string& path);
 
 }  // namespace berth::framework

@@ -561,7 +561,7 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"priority as string", PodWith("  priority: \"10\"\n"),
                   "Pod default/web-1: spec.priority: expected integer, got string"},
         ErrorCase{"priority not integral", PodWith("  priority: 1.5\n"),
-                  "Pod default/web-1: spec.priority: expected integer, got number 1.5"},
+                  "Pod default/web-1: spec.priority: expected integer, got number"},
         ErrorCase{"int32 overflow", PodWith("  priority: 99999999999\n"),
                   "Pod default/web-1: spec.priority: value 99999999999 out of range for int32"},
         ErrorCase{"containers not a list", PodWith("  containers: {name: c}\n"),

@@ -149,7 +149,7 @@ current-context: x
       {"server missing",
        "clusters:\n- {name: c, cluster: {}}\ncontexts:\n- {name: x, context: {cluster: c}}\n"
        "current-context: x\n",
-       "", "clusters[0].cluster.server: missing"},
+       "", "clusters[0].cluster.server: server is required"},
       {"cert file missing",
        base +
            "users:\n- {name: u, user: {client-certificate: /nonexistent/c.crt, client-key: k}}\n",
@@ -167,7 +167,7 @@ current-context: x
        "contexts:\n- {name: x, context: {cluster: c}}\ncurrent-context: x\n",
        "", "clusters[0].cluster.certificate-authority-data: invalid base64"},
       {"token not a string", base + "users:\n- {name: u, user: {token: [1]}}\n", "",
-       "users[0].user.token: must be a string, not array"},
+       "users[0].user.token: expected string, got array"},
       {"cert without key", base + "users:\n- {name: u, user: {client-certificate-data: Zg==}}\n",
        "", "users[0].user: client-certificate given without client-key"},
   };

@@ -149,7 +149,8 @@ TEST(ImageLocality, RejectsUnknownArgs) {
   ctx.args_path = "profiles[0].pluginConfig[0].args";
   auto p = New(ctx);
   ASSERT_FALSE(p.ok());
-  EXPECT_EQ(p.error(), "profiles[0].pluginConfig[0].args.foo: unknown field");
+  EXPECT_EQ(p.error(),
+            "strict decoding error: unknown field \"profiles[0].pluginConfig[0].args.foo\"");
 }
 
 }  // namespace

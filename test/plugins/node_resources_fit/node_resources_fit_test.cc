@@ -714,7 +714,7 @@ TEST(NodeResourcesFitArgs, DefaultsAndValidation) {
        "args.scoringStrategy.requestedToCapacityRatio.shape: Required value: at least one point "
        "must be specified"});
   cases.push_back({"unknown field", Obj({{"scoringStrategy", Obj({{"typo", Str("x")}})}}),
-                   "args.scoringStrategy.typo: unknown field"});
+                   "strict decoding error: unknown field \"args.scoringStrategy.typo\""});
   cases.push_back({"wrong type", Obj({{"ignoredResources", Str("x")}}),
                    "args.ignoredResources: expected array of strings, got string"});
   cases.push_back(
