@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "base/log.h"
 #include "base/strings.h"
 #include "scheduler/scheduler.h"
 
@@ -30,6 +31,14 @@ Status RejectionOnHost(const Status& s, const std::string& host, framework::Diag
   AddPluginStatus(diag, s);
   if (!s.plugin().empty()) diag->unschedulable_plugins.insert(s.plugin());
   return Status(s.code(), framework::FitErrorMessage(1, *diag)).WithPlugin(s.plugin());
+}
+
+// Upstream logs a failed ForgetPod and carries on: the pod is requeued (or dropped) either way,
+// and the cache no longer counts it on the node unless the informer confirmed it meanwhile.
+void ForgetOrLog(cache::Cache& cache, const api::Pod& pod) {
+  if (auto ok = cache.ForgetPod(pod); !ok) {
+    BERTH_ERROR() << "scheduler cache ForgetPod failed: " << ok.error();
+  }
 }
 
 }  // namespace
@@ -122,7 +131,7 @@ Status Scheduler::SchedulingCycle(runtime::Framework& fwk, framework::CycleState
   Status rs = fwk.RunReservePluginsReserve(state, **assumed, result->host);
   if (!rs.IsSuccess()) {
     fwk.RunReservePluginsUnreserve(state, **assumed, result->host);
-    (void)cache_.ForgetPod(*pod_copy);
+    ForgetOrLog(cache_, *pod_copy);
     if (rs.IsRejected()) return RejectionOnHost(rs, result->host, diag);
     return rs;
   }
@@ -130,7 +139,7 @@ Status Scheduler::SchedulingCycle(runtime::Framework& fwk, framework::CycleState
   Status ps = fwk.RunPermitPlugins(state, *assumed, result->host);
   if (!ps.IsSuccess() && !ps.IsWait()) {
     fwk.RunReservePluginsUnreserve(state, **assumed, result->host);
-    (void)cache_.ForgetPod(*pod_copy);
+    ForgetOrLog(cache_, *pod_copy);
     if (ps.IsRejected()) return RejectionOnHost(ps, result->host, diag);
     return ps;
   }
@@ -258,6 +267,9 @@ int Scheduler::NumFeasibleNodesToFind(int32_t percentage, int num_all_nodes) con
 // numNodesToFind feasible nodes in walk order. Workers claim chunks in order and stop claiming
 // once enough nodes passed, so every node before the last one kept was evaluated: the outcome
 // is the same as a sequential walk, whatever the thread timing (simulate is deterministic).
+// It stays one ~90-line function (upstream's findNodesThatPassFilters is too): the parallel pass
+// and the ordered collection share the per-index buffers, the counters and the error slot, and
+// the collection is only correct right after the pass that filled them.
 Status Scheduler::FindNodesThatPassFilters(runtime::Framework& fwk,
                                            const framework::CycleState& state,
                                            const framework::PodInfo& pod,
@@ -447,7 +459,7 @@ void Scheduler::HandleBindingCycleError(runtime::Framework* fwk, framework::Cycl
                                         const std::string& host, const Status& status,
                                         int64_t cycle, SteadyTime started) {
   fwk->RunReservePluginsUnreserve(state, *assumed, host);
-  (void)cache_.ForgetPod(assumed->Pod());
+  ForgetOrLog(cache_, assumed->Pod());
   // The resources the pod held are free again: pods waiting for them may fit now.
   framework::ClusterEvent event{framework::EventResource::kAssignedPod, framework::action::kDelete,
                                 "AssignedPodDelete"};
@@ -495,7 +507,12 @@ void Scheduler::FailureHandler(runtime::Framework& fwk, const queue::QueuedPodIn
     nominator_.Add(qpi->pod_info, *nominated_node);
     if (current->status.nominated_node_name != *nominated_node) {
       fwk.RunAsync([writer = deps_.api_writer, current, node = *nominated_node] {
-        (void)writer->SetNominatedNodeName(*current, node);
+        // As upstream's updatePod: logged, not retried (the next attempt nominates again).
+        Status s = writer->SetNominatedNodeName(*current, node);
+        if (!s.IsSuccess()) {
+          BERTH_ERROR() << "setting nominatedNodeName of pod " << current->Key() << " to \"" << node
+                        << "\": " << s.Message();
+        }
       });
     }
   }
