@@ -55,6 +55,8 @@ struct Plugins {
 
 // The 12 specific extension points (every set except multiPoint), in upstream's order, with their
 // configuration names. Iterate as `for (const auto& ep : kExtensionPoints) plugins.*ep.set`.
+// The runtime extends each row (by index) with the plugin interface and the list it keeps the
+// point's plugins in: runtime::Framework::Points() in scheduler/runtime/framework.cc.
 struct ExtensionPoint {
   std::string_view name;  // "preEnqueue", "queueSort", ...
   PluginSet Plugins::*set;

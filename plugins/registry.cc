@@ -1,5 +1,6 @@
 #include "plugins/registry.h"
 
+#include "base/log.h"
 #include "plugins/coscheduling/coscheduling.h"
 #include "plugins/default_binder/default_binder.h"
 #include "plugins/default_preemption/default_preemption.h"
@@ -28,8 +29,11 @@ namespace berth::plugins {
 
 framework::Registry NewInTreeRegistry() {
   framework::Registry r;
-  // Registration cannot fail here: every name is distinct.
-#define BERTH_REGISTER(ns) (void)r.Register(ns::kName, ns::New)
+  // Registration fails only for a duplicate name, a bug in this list: say so.
+#define BERTH_REGISTER(ns)                                                     \
+  if (auto ok = r.Register(ns::kName, ns::New); !ok) {                         \
+    BERTH_ERROR() << "registering plugin " << ns::kName << ": " << ok.error(); \
+  }
   BERTH_REGISTER(priority_sort);
   BERTH_REGISTER(scheduling_gates);
   BERTH_REGISTER(node_unschedulable);

@@ -55,10 +55,9 @@ void Scheduler::AddExtenderScores(const framework::PodInfo& pod,
   }
   if (interested.empty()) return;
   auto call = [&](framework::Extender* ext) -> std::optional<std::vector<int64_t>> {
-    metrics::SchedulerMetrics* m = deps_.metrics;
-    if (m != nullptr) m->Goroutines(metrics::kPrioritizingExtender, +1);
+    metrics_.Goroutines(metrics::kPrioritizingExtender, +1);
     auto scores = ext->Prioritize(pod.Pod(), nodes);
-    if (m != nullptr) m->Goroutines(metrics::kPrioritizingExtender, -1);
+    metrics_.Goroutines(metrics::kPrioritizingExtender, -1);
     if (!scores.ok()) {
       // As upstream: a prioritize failure only drops this extender's scores.
       BERTH_WARN() << "extender scores ignored for pod " << pod.key << ": " << scores.error();

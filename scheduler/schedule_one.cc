@@ -2,8 +2,9 @@
 
 #include <algorithm>
 
-#include "scheduler/scheduler.h"
+#include "base/log.h"
 #include "base/strings.h"
+#include "scheduler/scheduler.h"
 
 namespace berth::scheduler {
 
@@ -22,7 +23,6 @@ void AddPluginStatus(framework::Diagnosis* d, const Status& s) {
   if (s.code() == Code::kPending) d->pending_plugins.insert(s.plugin());
 }
 
-
 // A rejection at Reserve / Permit / WaitOnPermit is reported as a FitError over the one chosen
 // node, as upstream does: "0/1 nodes are available: 1 <reason>."
 Status RejectionOnHost(const Status& s, const std::string& host, framework::Diagnosis* diag) {
@@ -31,6 +31,14 @@ Status RejectionOnHost(const Status& s, const std::string& host, framework::Diag
   AddPluginStatus(diag, s);
   if (!s.plugin().empty()) diag->unschedulable_plugins.insert(s.plugin());
   return Status(s.code(), framework::FitErrorMessage(1, *diag)).WithPlugin(s.plugin());
+}
+
+// Upstream logs a failed ForgetPod and carries on: the pod is requeued (or dropped) either way,
+// and the cache no longer counts it on the node unless the informer confirmed it meanwhile.
+void ForgetOrLog(cache::Cache& cache, const api::Pod& pod) {
+  if (auto ok = cache.ForgetPod(pod); !ok) {
+    BERTH_ERROR() << "scheduler cache ForgetPod failed: " << ok.error();
+  }
 }
 
 }  // namespace
@@ -62,7 +70,7 @@ bool Scheduler::ScheduleOne(bool block) {
   const int64_t cycle = queue_->SchedulingCycle();
   auto state = std::make_shared<framework::CycleState>();
   // Plugin execution times are recorded in ~10% of cycles, as upstream samples them.
-  state->record_plugin_metrics = deps_.metrics != nullptr && deps_.metrics->SamplePluginMetrics();
+  state->record_plugin_metrics = metrics_.SamplePluginMetrics();
   ScheduleResult result;
   framework::PodInfoPtr assumed;
   framework::Diagnosis diag;
@@ -77,8 +85,8 @@ bool Scheduler::ScheduleOne(bool block) {
   task.may_block = state->binding_may_block;
   task.run = [this, fwk, state, qpi, assumed, host = result.host, cycle, started,
               waited = task.waiting != nullptr]() mutable {
-    BindingCycle(fwk, std::move(state), std::move(qpi), std::move(assumed), std::move(host),
-                 cycle, started, waited);
+    BindingCycle(fwk, std::move(state), std::move(qpi), std::move(assumed), std::move(host), cycle,
+                 started, waited);
   };
   deps_.executor->Submit(std::move(task));
   return true;
@@ -90,16 +98,14 @@ Status Scheduler::SchedulingCycle(runtime::Framework& fwk, framework::CycleState
   const framework::PodInfo& pod = *qpi->pod_info;
   const SteadyTime algo_start = std::chrono::steady_clock::now();
   Status s = SchedulePod(fwk, state, pod, result, diag);
-  if (deps_.metrics != nullptr) deps_.metrics->SchedulingAlgorithm(metrics::Since(algo_start));
+  metrics_.SchedulingAlgorithm(metrics::Since(algo_start));
   if (!s.IsSuccess()) {
     if (s.code() == Code::kError) return s;
     if (!s.Message().empty()) return s;  // "no nodes available to schedule pods"
     // A FitError: give PostFilter (preemption) its chance, then format the message.
     if (fwk.HasPostFilterPlugins()) {
       framework::PostFilterResult pf;
-      const SteadyTime pf_start = std::chrono::steady_clock::now();
       Status ps = fwk.RunPostFilterPlugins(state, pod, diag->node_to_status, &pf);
-      ObservePoint(metrics::kPostFilter, ps, fwk.scheduler_name(), pf_start);
       if (ps.code() == Code::kError) return ps;
       diag->post_filter_msg = ps.Message();
       if (pf.mode == framework::PostFilterResult::Mode::kOverride) {
@@ -122,22 +128,18 @@ Status Scheduler::SchedulingCycle(runtime::Framework& fwk, framework::CycleState
   // As upstream's assume: an assumed pod holds its node for real, not as a nomination.
   nominator_.Delete(pod.Pod());
 
-  const SteadyTime reserve_start = std::chrono::steady_clock::now();
   Status rs = fwk.RunReservePluginsReserve(state, **assumed, result->host);
-  ObservePoint(metrics::kReserve, rs, fwk.scheduler_name(), reserve_start);
   if (!rs.IsSuccess()) {
     fwk.RunReservePluginsUnreserve(state, **assumed, result->host);
-    (void)cache_.ForgetPod(*pod_copy);
+    ForgetOrLog(cache_, *pod_copy);
     if (rs.IsRejected()) return RejectionOnHost(rs, result->host, diag);
     return rs;
   }
 
-  const SteadyTime permit_start = std::chrono::steady_clock::now();
   Status ps = fwk.RunPermitPlugins(state, *assumed, result->host);
-  ObservePoint(metrics::kPermit, ps, fwk.scheduler_name(), permit_start);
   if (!ps.IsSuccess() && !ps.IsWait()) {
     fwk.RunReservePluginsUnreserve(state, **assumed, result->host);
-    (void)cache_.ForgetPod(*pod_copy);
+    ForgetOrLog(cache_, *pod_copy);
     if (ps.IsRejected()) return RejectionOnHost(ps, result->host, diag);
     return ps;
   }
@@ -175,13 +177,9 @@ Status Scheduler::SchedulePod(runtime::Framework& fwk, framework::CycleState& st
     score_table_.totals.assign(feasible_buf_.size(), 0);
   }
   if (fwk.HasScorePlugins()) {
-    SteadyTime t = std::chrono::steady_clock::now();
     Status pre = fwk.RunPreScorePlugins(state, pod, feasible_buf_);
-    ObservePoint(metrics::kPreScore, pre, fwk.scheduler_name(), t);
     if (!pre.IsSuccess()) return pre;
-    t = std::chrono::steady_clock::now();
     Status sc = fwk.RunScorePlugins(state, pod, feasible_buf_, &score_table_);
-    ObservePoint(metrics::kScore, sc, fwk.scheduler_name(), t);
     if (!sc.IsSuccess()) return sc;
   } else if (deps_.extenders.empty()) {
     score_table_.totals.assign(feasible_buf_.size(), 1);
@@ -200,9 +198,7 @@ Status Scheduler::FindNodesThatFitPod(runtime::Framework& fwk, framework::CycleS
   const auto& all_nodes = snapshot_.List();
   framework::PreFilterResult pre_result;
   std::vector<std::string> plugins_with_nodes;
-  const SteadyTime pre_start = std::chrono::steady_clock::now();
   Status s = fwk.RunPreFilterPlugins(state, pod, &pre_result, &plugins_with_nodes);
-  ObservePoint(metrics::kPreFilter, s, fwk.scheduler_name(), pre_start);
   for (const auto& p : plugins_with_nodes) diag->unschedulable_plugins.insert(p);
   if (!s.IsSuccess()) {
     if (!s.IsRejected()) return s;
@@ -271,6 +267,9 @@ int Scheduler::NumFeasibleNodesToFind(int32_t percentage, int num_all_nodes) con
 // numNodesToFind feasible nodes in walk order. Workers claim chunks in order and stop claiming
 // once enough nodes passed, so every node before the last one kept was evaluated: the outcome
 // is the same as a sequential walk, whatever the thread timing (simulate is deterministic).
+// It stays one ~90-line function (upstream's findNodesThatPassFilters is too): the parallel pass
+// and the ordered collection share the per-index buffers, the counters and the error slot, and
+// the collection is only correct right after the pass that filled them.
 Status Scheduler::FindNodesThatPassFilters(runtime::Framework& fwk,
                                            const framework::CycleState& state,
                                            const framework::PodInfo& pod,
@@ -410,27 +409,22 @@ void Scheduler::Explain(runtime::Framework& fwk, framework::CycleState& state,
 void Scheduler::BindingCycle(runtime::Framework* fwk, std::shared_ptr<framework::CycleState> state,
                              queue::QueuedPodInfoPtr qpi, framework::PodInfoPtr assumed,
                              std::string host, int64_t cycle, SteadyTime started, bool waited) {
-  metrics::SchedulerMetrics* m = deps_.metrics;
-  if (m != nullptr) m->Goroutines(metrics::kBinding, +1);
+  metrics_.Goroutines(metrics::kBinding, +1);
   struct Done {
-    metrics::SchedulerMetrics* m;
-    ~Done() {
-      if (m != nullptr) m->Goroutines(metrics::kBinding, -1);
-    }
-  } done{m};
+    metrics::Recorder& m;
+    ~Done() { m.Goroutines(metrics::kBinding, -1); }
+  } done{metrics_};
   const std::string& profile = fwk->scheduler_name();
   SteadyTime t = std::chrono::steady_clock::now();
   Status s = fwk->WaitOnPermit(*assumed);
-  if (waited && m != nullptr) m->PermitWait(s.code(), metrics::Since(t));
+  if (waited) metrics_.PermitWait(s.code(), metrics::Since(t));
   if (!s.IsSuccess()) {
     framework::Diagnosis diag;
     if (s.IsRejected()) s = RejectionOnHost(s, host, &diag);
     HandleBindingCycleError(fwk, *state, qpi, assumed, host, s, cycle, started);
     return;
   }
-  t = std::chrono::steady_clock::now();
   s = fwk->RunPreBindPlugins(*state, *assumed, host);
-  ObservePoint(metrics::kPreBind, s, profile, t);
   if (!s.IsSuccess()) {
     HandleBindingCycleError(fwk, *state, qpi, assumed, host, s, cycle, started);
     return;
@@ -438,21 +432,22 @@ void Scheduler::BindingCycle(runtime::Framework* fwk, std::shared_ptr<framework:
   t = std::chrono::steady_clock::now();
   bool extender_bound = false;
   if (!deps_.extenders.empty()) s = ExtendersBinding(assumed->Pod(), host, &extender_bound);
-  if (!extender_bound) s = fwk->RunBindPlugins(*state, *assumed, host);
-  ObservePoint(metrics::kBind, s, profile, t);
+  if (extender_bound) {
+    ObservePoint(metrics::kBind, s, profile, t);  // RunBindPlugins times itself
+  } else {
+    s = fwk->RunBindPlugins(*state, *assumed, host);
+  }
   if (!s.IsSuccess()) {
     HandleBindingCycleError(fwk, *state, qpi, assumed, host, s, cycle, started);
     return;
   }
   cache_.FinishBinding(assumed->Pod());
-  if (m != nullptr) {
-    m->ScheduleAttempt(metrics::kScheduled, profile, metrics::Since(started));
-    double sli = 0;
-    if (qpi->initial_attempt_timestamp) {
-      sli = framework::Seconds(deps_.clock->Now() - *qpi->initial_attempt_timestamp);
-    }
-    m->PodScheduled(qpi->attempts, sli);
+  metrics_.ScheduleAttempt(metrics::kScheduled, profile, metrics::Since(started));
+  double sli = 0;
+  if (qpi->initial_attempt_timestamp) {
+    sli = framework::Seconds(deps_.clock->Now() - *qpi->initial_attempt_timestamp);
   }
+  metrics_.PodScheduled(qpi->attempts, sli);
   deps_.sink->Scheduled(*qpi->pod_info, host, fwk->scheduler_name());
   fwk->RunPostBindPlugins(*state, *assumed, host);
   if (!state->pods_to_activate.empty()) queue_->Activate(state->pods_to_activate);
@@ -464,7 +459,7 @@ void Scheduler::HandleBindingCycleError(runtime::Framework* fwk, framework::Cycl
                                         const std::string& host, const Status& status,
                                         int64_t cycle, SteadyTime started) {
   fwk->RunReservePluginsUnreserve(state, *assumed, host);
-  (void)cache_.ForgetPod(assumed->Pod());
+  ForgetOrLog(cache_, assumed->Pod());
   // The resources the pod held are free again: pods waiting for them may fit now.
   framework::ClusterEvent event{framework::EventResource::kAssignedPod, framework::action::kDelete,
                                 "AssignedPodDelete"};
@@ -482,8 +477,7 @@ void Scheduler::HandleBindingCycleError(runtime::Framework* fwk, framework::Cycl
 
 void Scheduler::ObservePoint(std::string_view point, const Status& s, const std::string& profile,
                              SteadyTime start) {
-  if (deps_.metrics == nullptr) return;
-  deps_.metrics->ExtensionPoint(point, s.code(), profile, metrics::Since(start));
+  metrics_.ExtensionPoint(point, s.code(), profile, metrics::Since(start));
 }
 
 void Scheduler::FailureHandler(runtime::Framework& fwk, const queue::QueuedPodInfoPtr& qpi,
@@ -491,10 +485,8 @@ void Scheduler::FailureHandler(runtime::Framework& fwk, const queue::QueuedPodIn
                                int64_t cycle, SteadyTime started,
                                const std::optional<std::string>& nominated_node) {
   const bool rejected = status.IsRejected();
-  if (deps_.metrics != nullptr) {
-    deps_.metrics->ScheduleAttempt(rejected ? metrics::kUnschedulable : metrics::kError,
-                                   fwk.scheduler_name(), metrics::Since(started));
-  }
+  metrics_.ScheduleAttempt(rejected ? metrics::kUnschedulable : metrics::kError,
+                           fwk.scheduler_name(), metrics::Since(started));
   qpi->unschedulable_plugins.clear();
   qpi->pending_plugins.clear();
   if (rejected && diag != nullptr) {
@@ -515,7 +507,12 @@ void Scheduler::FailureHandler(runtime::Framework& fwk, const queue::QueuedPodIn
     nominator_.Add(qpi->pod_info, *nominated_node);
     if (current->status.nominated_node_name != *nominated_node) {
       fwk.RunAsync([writer = deps_.api_writer, current, node = *nominated_node] {
-        (void)writer->SetNominatedNodeName(*current, node);
+        // As upstream's updatePod: logged, not retried (the next attempt nominates again).
+        Status s = writer->SetNominatedNodeName(*current, node);
+        if (!s.IsSuccess()) {
+          BERTH_ERROR() << "setting nominatedNodeName of pod " << current->Key() << " to \"" << node
+                        << "\": " << s.Message();
+        }
       });
     }
   }

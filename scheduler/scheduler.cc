@@ -2,31 +2,11 @@
 
 namespace berth::scheduler {
 
-namespace {
-
-// Queue movements -> scheduler_queue_incoming_pods_total and scheduler_unschedulable_pods.
-class MetricsQueueObserver final : public queue::QueueObserver {
- public:
-  explicit MetricsQueueObserver(metrics::SchedulerMetrics& m) : m_(m) {}
-  void Incoming(std::string_view queue, std::string_view event) override {
-    m_.QueueIncomingPods(queue, event);
-  }
-  void Unschedulable(const framework::QueuedPodInfo& pod, int delta) override {
-    for (const auto& plugin : pod.unschedulable_plugins) {
-      m_.UnschedulablePods(plugin, pod.Pod().spec.scheduler_name, delta);
-    }
-  }
-
- private:
-  metrics::SchedulerMetrics& m_;
-};
-
-}  // namespace
-
 Scheduler::Scheduler(const config::SchedulerConfiguration& cfg, const SchedulerDeps& deps,
                      SchedulerOptions options)
     : cfg_(cfg),
       deps_(deps),
+      metrics_(metrics::OrNoMetrics(deps.metrics)),
       options_(options),
       parallelizer_(cfg.parallelism),
       rng_(options.seed) {}
@@ -60,36 +40,33 @@ Result<std::unique_ptr<Scheduler>> Scheduler::Create(const config::SchedulerConf
   for (size_t i = 0; i < cfg.profiles.size(); ++i) {
     auto fwk = runtime::Framework::Create(cfg.profiles[i], static_cast<int>(i),
                                           cfg.percentage_of_nodes_to_score, registry, fdeps);
-    if (!fwk.ok()) return Error{fwk.error()};
+    if (!fwk.ok()) return fwk.status();
     s->profiles_[cfg.profiles[i].scheduler_name] = std::move(*fwk);
   }
   if (s->profiles_.empty()) return Error{"no profiles configured"};
 
   // One queue for all profiles: QueueSort is the same in every profile (config validation).
+  // PreEnqueue and the queueing hints are each profile's own (upstream's
+  // QueueingHintMapPerProfile): the queue calls the profile's Framework, never the Scheduler.
   runtime::Framework* first = s->profiles_.begin()->second.get();
-  queue::EventMap events;
+  queue::ProfileHooksMap hooks;
   for (const auto& [name, fwk] : s->profiles_) {
-    for (auto& [plugin, evs] : fwk->Events()) events[plugin] = std::move(evs);
+    const runtime::Framework* profile = fwk.get();
+    hooks[name] = queue::ProfileHooks{
+        [profile](const framework::PodInfo& pod) { return profile->RunPreEnqueuePlugins(pod); },
+        profile->Events()};
   }
   queue::QueueOptions qopts;
-  if (deps.metrics != nullptr) {
-    s->queue_observer_ = std::make_unique<MetricsQueueObserver>(*deps.metrics);
-    qopts.observer = s->queue_observer_.get();
-  }
+  qopts.metrics = deps.metrics;
   qopts.nominator = &s->nominator_;
   qopts.initial_backoff = std::chrono::seconds(cfg.pod_initial_backoff_seconds);
   qopts.max_backoff = std::chrono::seconds(cfg.pod_max_backoff_seconds);
-  Scheduler* self = s.get();
   s->queue_ = std::make_unique<queue::SchedulingQueue>(
       *deps.clock, qopts,
       [first](const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b) {
         return first->Less(a, b);
       },
-      [self](const framework::PodInfo& pod) {
-        runtime::Framework* fwk = self->FrameworkFor(pod.Pod());
-        return fwk == nullptr ? framework::Status() : fwk->RunPreEnqueuePlugins(pod);
-      },
-      std::move(events));
+      std::move(hooks));
   return s;
 }
 

@@ -15,15 +15,15 @@
 #include <string>
 #include <vector>
 
-#include "config/types.h"
-#include "base/result.h"
 #include "api/store.h"
+#include "base/result.h"
+#include "config/types.h"
 #include "scheduler/binder/binder.h"
 #include "scheduler/cache/cache.h"
 #include "scheduler/framework/extender.h"
 #include "scheduler/framework/outcome_sink.h"
 #include "scheduler/framework/registry.h"
-#include "scheduler/metrics/metrics.h"
+#include "scheduler/metrics/recorder.h"
 #include "scheduler/queue/scheduling_queue.h"
 #include "scheduler/runtime/framework.h"
 
@@ -35,7 +35,8 @@ struct SchedulerDeps {
   framework::ApiWriter* api_writer = nullptr;
   binder::BindingExecutor* executor = nullptr;
   framework::OutcomeSink* sink = nullptr;
-  metrics::SchedulerMetrics* metrics = nullptr;  // may be null (simulate, tests)
+  // The daemon's metrics::SchedulerMetrics; null records nothing (simulate, tests).
+  metrics::Recorder* metrics = nullptr;
   // Scheduler extenders in call order (upstream puts ignorable ones last); not owned, must
   // outlive the Scheduler. See scheduler/framework/extender.h.
   std::vector<framework::Extender*> extenders;
@@ -136,8 +137,7 @@ class Scheduler {
   void HandleBindingCycleError(runtime::Framework* fwk, framework::CycleState& state,
                                const queue::QueuedPodInfoPtr& qpi,
                                const framework::PodInfoPtr& assumed, const std::string& host,
-                               const framework::Status& status, int64_t cycle,
-                               SteadyTime started);
+                               const framework::Status& status, int64_t cycle, SteadyTime started);
   // nominated_node: upstream's NominatingInfo in override mode (the node preemption chose, or
   // empty to clear the nomination); nullopt leaves the nomination alone.
   void FailureHandler(runtime::Framework& fwk, const queue::QueuedPodInfoPtr& qpi,
@@ -149,22 +149,22 @@ class Scheduler {
   bool EvaluateNominatedNode(runtime::Framework& fwk, const framework::CycleState& state,
                              const framework::PodInfo& pod,
                              std::vector<const framework::NodeInfo*>* feasible);
-  // Records an extension point's duration when metrics are on.
-  void ObservePoint(std::string_view point, const framework::Status& s,
-                    const std::string& profile, SteadyTime start);
+  // Records an extension point's duration (the points the runtime does not time itself).
+  void ObservePoint(std::string_view point, const framework::Status& s, const std::string& profile,
+                    SteadyTime start);
   void Explain(runtime::Framework& fwk, framework::CycleState& state, const framework::PodInfo& pod,
                const framework::Diagnosis& diag,
                const std::vector<const framework::NodeInfo*>& feasible);
 
   const config::SchedulerConfiguration cfg_;
   const SchedulerDeps deps_;
+  metrics::Recorder& metrics_;  // deps_.metrics or NoMetrics()
   const SchedulerOptions options_;
   framework::Parallelizer parallelizer_;
   queue::Nominator nominator_;  // before the profiles and the queue, which point at it
   cache::Cache cache_;
   framework::Snapshot snapshot_;  // scheduling thread only
   std::map<std::string, std::unique_ptr<runtime::Framework>, std::less<>> profiles_;
-  std::unique_ptr<queue::QueueObserver> queue_observer_;
   std::unique_ptr<queue::SchedulingQueue> queue_;
   std::mt19937_64 rng_;               // scheduling thread only
   size_t next_start_node_index_ = 0;  // scheduling thread only

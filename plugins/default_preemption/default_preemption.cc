@@ -6,6 +6,7 @@
 #include <limits>
 #include <optional>
 
+#include "base/log.h"
 #include "plugins/default_preemption/preemption.h"
 #include "scheduler/framework/args.h"
 
@@ -207,7 +208,14 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
       for (const auto& victim : to_delete) {
         if (w.DeletePod(*victim).IsSuccess()) w.RecordPreemptedEvent(*victim, *preemptor, node);
       }
-      for (const auto& p : to_clear) (void)w.SetNominatedNodeName(*p, "");
+      for (const auto& p : to_clear) {
+        // As upstream: logged, not critical (the pod is nominated again on its next attempt).
+        framework::Status s = w.SetNominatedNodeName(*p, "");
+        if (!s.IsSuccess()) {
+          BERTH_ERROR() << "cannot clear nominatedNodeName of pod " << p->Key() << ": "
+                        << s.Message();
+        }
+      }
     });
   }
 

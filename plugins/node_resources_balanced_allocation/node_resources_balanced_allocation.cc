@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "plugins/common/resource_allocation.h"
 #include "scheduler/framework/args.h"
 #include "scheduler/framework/plugin.h"
 #include "scheduler/framework/resource.h"
@@ -14,21 +15,11 @@ namespace {
 
 using framework::Status;
 
-enum class Kind { kCpu, kMemory, kEphemeralStorage, kScalar, kOther };
-
-struct Spec {
-  std::string name;
-  int64_t weight = 1;
-  Kind kind = Kind::kOther;
-};
-
-Kind KindOf(const std::string& name) {
-  if (name == api::kResourceCPU) return Kind::kCpu;
-  if (name == api::kResourceMemory) return Kind::kMemory;
-  if (name == api::kResourceEphemeralStorage) return Kind::kEphemeralStorage;
-  if (framework::IsScalarResourceName(name)) return Kind::kScalar;
-  return Kind::kOther;
-}
+// The resource classification and allocatable/requested arithmetic are upstream's
+// resource_allocation.go, shared with NodeResourcesFit (plugins/common).
+using Kind = common::ResourceKind;
+using Spec = common::ScoredResource;
+using common::KindOf;
 
 const framework::StateKey& PreScoreKey() {
   static const framework::StateKey key("PreScoreNodeResourcesBalancedAllocation");
@@ -42,53 +33,16 @@ struct PreScoreState final : framework::StateData {
   }
 };
 
-// The pod's plain request for a resource (upstream's calculatePodResourceRequest with
-// useRequested = true: no non-zero defaults).
+// BalancedAllocation scores with plain requests (upstream's useRequested = true).
+constexpr bool kUseRequested = true;
+
 int64_t PodRequest(const Spec& spec, const framework::PodInfo& pod) {
-  switch (spec.kind) {
-    case Kind::kCpu:
-      return pod.requests.milli_cpu;
-    case Kind::kMemory:
-      return pod.requests.memory;
-    case Kind::kEphemeralStorage:
-      return pod.requests.ephemeral_storage;
-    case Kind::kScalar:
-      return pod.requests.Scalar(spec.name);
-    case Kind::kOther:
-      return 0;
-  }
-  return 0;
+  return common::PodRequest(spec, pod, kUseRequested);
 }
 
-// Upstream's calculateResourceAllocatableRequest (useRequested = true). Returns false when the
-// resource takes no part in this node's score.
 bool AllocatableAndRequested(const Spec& spec, const framework::NodeInfo& node, int64_t pod_request,
                              int64_t* alloc, int64_t* req) {
-  const framework::Resource& a = node.allocatable();
-  const framework::Resource& r = node.requested();
-  switch (spec.kind) {
-    case Kind::kCpu:
-      *alloc = a.milli_cpu;
-      *req = r.milli_cpu + pod_request;
-      break;
-    case Kind::kMemory:
-      *alloc = a.memory;
-      *req = r.memory + pod_request;
-      break;
-    case Kind::kEphemeralStorage:
-      *alloc = a.ephemeral_storage;
-      *req = r.ephemeral_storage + pod_request;
-      break;
-    case Kind::kScalar:
-      // An extended resource the pod does not ask for does not count.
-      if (pod_request == 0) return false;
-      *alloc = a.Scalar(spec.name);
-      *req = r.Scalar(spec.name) + pod_request;
-      break;
-    case Kind::kOther:
-      return false;
-  }
-  return *alloc != 0;
+  return common::AllocatableAndRequested(spec, node, pod_request, kUseRequested, alloc, req);
 }
 
 class BalancedAllocation final : public framework::PreScorePlugin, public framework::ScorePlugin {

@@ -1,9 +1,10 @@
 #pragma once
 // Node scoring for NodeResourcesFit: upstream's resourceAllocationScorer with useRequested =
-// false. For cpu and memory the node's NonZeroRequested aggregate plus the pod's non-zero request
-// (100m / 200Mi for a container that sets none) are used; other resources use plain requests.
-// A resource counts only when the node's allocatable is > 0; an extended resource the pod does
-// not request is skipped. Strategies:
+// false (the arithmetic shared with BalancedAllocation is in plugins/common). For cpu and memory
+// the node's NonZeroRequested aggregate plus the pod's non-zero request (100m / 200Mi for a
+// container that sets none) are used; other resources use plain requests. A resource counts only
+// when the node's allocatable is > 0; an extended resource the pod does not request is skipped.
+// Strategies:
 //   LeastAllocated           Σ w·((alloc−req)·100/alloc, 0 if req > alloc) / Σ w
 //   MostAllocated            Σ w·(min(req, alloc)·100/alloc) / Σ w
 //   RequestedToCapacityRatio round(Σ w·s / Σ w) over resources with s > 0, where
@@ -14,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "plugins/common/resource_allocation.h"
 #include "plugins/node_resources_fit/args.h"
 #include "scheduler/framework/node_info.h"
 #include "scheduler/framework/pod_info.h"
@@ -36,17 +38,8 @@ class ResourceScorer {
   static int64_t BrokenLinear(const std::vector<UtilizationShapePoint>& shape, int64_t p);
 
  private:
-  enum class Kind { kCpu, kMemory, kEphemeralStorage, kScalar, kOther };
-  struct Entry {
-    std::string name;
-    int64_t weight;
-    Kind kind;
-  };
-  bool AllocatableAndRequested(const Entry& e, const framework::NodeInfo& node, int64_t pod_request,
-                               int64_t* alloc, int64_t* req) const;
-
   ScoringStrategyType strategy_;
-  std::vector<Entry> resources_;
+  std::vector<common::ScoredResource> resources_;
   std::vector<UtilizationShapePoint> shape_;  // scores ×10
 };
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "plugins/common/volume_hints.h"
 #include "scheduler/framework/args.h"
 
 namespace berth::plugins::volume_restrictions {
@@ -182,7 +183,7 @@ std::vector<framework::ClusterEventWithHint> VolumeRestrictions::EventsToRegiste
       {ClusterEvent{EventResource::kNode, action::kAdd, "NodeAdd"}, nullptr},
       {ClusterEvent{EventResource::kPersistentVolumeClaim, action::kAdd,
                     "PersistentVolumeClaimAdd"},
-       framework::QueueIfPodMountsClaim},
+       common::QueueIfPodMountsClaim},
   };
 }
 

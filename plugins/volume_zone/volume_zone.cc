@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "plugins/common/volume_hints.h"
 #include "scheduler/framework/args.h"
 
 namespace berth::plugins::volume_zone {
@@ -155,7 +156,7 @@ std::vector<framework::ClusterEventWithHint> VolumeZone::EventsToRegister() cons
        nullptr},
       {ClusterEvent{EventResource::kPersistentVolumeClaim, action::kAdd | action::kUpdate,
                     "PersistentVolumeClaimAdd|Update"},
-       framework::QueueIfPodMountsClaim},
+       common::QueueIfPodMountsClaim},
       {ClusterEvent{EventResource::kPersistentVolume, action::kAdd | action::kUpdate,
                     "PersistentVolumeAdd|Update"},
        nullptr},

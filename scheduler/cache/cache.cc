@@ -361,6 +361,10 @@ void Cache::RebuildAffinityLists(framework::Snapshot& snapshot) {
   }
 }
 
+// One function of ~90 lines on purpose: its three phases (copy what changed, drop deleted nodes,
+// patch or rebuild the lists) share `replaced` and `retired`, whose copies must stay alive until
+// the lists no longer point at the old NodeInfos; split, they would be threaded through every
+// helper for no gain in clarity.
 void Cache::UpdateSnapshot(framework::Snapshot& snapshot) {
   std::lock_guard<std::mutex> lock(mu_);
   auto& by_name = ByName(snapshot);

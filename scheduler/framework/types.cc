@@ -5,17 +5,6 @@
 
 namespace berth::framework {
 
-QueueingHint QueueIfPodMountsClaim(const api::Pod& pod, const EventObject&,
-                                   const EventObject& new_obj) {
-  const auto* claim = std::get_if<const api::PersistentVolumeClaim*>(&new_obj);
-  if (claim == nullptr || *claim == nullptr) return QueueingHint::kQueue;
-  if ((*claim)->metadata.namespace_ != pod.metadata.namespace_) return QueueingHint::kQueueSkip;
-  for (const auto& v : pod.spec.volumes) {
-    if (!v.ephemeral && v.pvc_claim_name == (*claim)->metadata.name) return QueueingHint::kQueue;
-  }
-  return QueueingHint::kQueueSkip;
-}
-
 std::string FitErrorMessage(int num_all_nodes, const Diagnosis& d) {
   std::string msg = "0/" + std::to_string(num_all_nodes) + " nodes are available:";
   if (!d.pre_filter_msg.empty()) {

@@ -72,8 +72,8 @@ inline constexpr uint32_t kUpdatePodToleration = 1 << 9;
 inline constexpr uint32_t kUpdatePodSchedulingGatesEliminated = 1 << 10;
 inline constexpr uint32_t kUpdatePodOther = 1 << 11;
 inline constexpr uint32_t kUpdate = kUpdateNodeAllocatable | kUpdateNodeLabel | kUpdateNodeTaint |
-                                    kUpdateNodeCondition | kUpdateNodeAnnotation |
-                                    kUpdatePodLabel | kUpdatePodScaleDown | kUpdatePodToleration |
+                                    kUpdateNodeCondition | kUpdateNodeAnnotation | kUpdatePodLabel |
+                                    kUpdatePodScaleDown | kUpdatePodToleration |
                                     kUpdatePodSchedulingGatesEliminated | kUpdatePodOther;
 inline constexpr uint32_t kAll = kAdd | kDelete | kUpdate;
 }  // namespace action
@@ -110,12 +110,6 @@ struct ClusterEventWithHint {
   ClusterEvent event;
   QueueingHintFn hint;
 };
-
-// A hint for PersistentVolumeClaim events shared by the volume plugins: Queue when the claim is
-// one the pod mounts through a persistentVolumeClaim volume (same namespace, same claim name) or
-// when the event carries no claim; QueueSkip otherwise. Ephemeral volumes are not considered.
-QueueingHint QueueIfPodMountsClaim(const api::Pod& pod, const EventObject& old_obj,
-                                   const EventObject& new_obj);
 
 // ---- scores ----
 

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "scheduler/framework/status.h"
+#include "scheduler/metrics/recorder.h"
 
 namespace prometheus {
 class Registry;
@@ -34,48 +35,9 @@ class Registry;
 
 namespace berth::metrics {
 
-// `result` of scheduler_schedule_attempts_total / scheduler_scheduling_attempt_duration_seconds.
-inline constexpr std::string_view kScheduled = "scheduled";
-inline constexpr std::string_view kUnschedulable = "unschedulable";
-inline constexpr std::string_view kError = "error";
-
-// `queue` of scheduler_pending_pods and scheduler_queue_incoming_pods_total.
-inline constexpr std::string_view kActiveQueue = "active";
-inline constexpr std::string_view kBackoffQueue = "backoff";
-inline constexpr std::string_view kUnschedulableQueue = "unschedulable";
-inline constexpr std::string_view kGatedQueue = "gated";
-
-// `extension_point` values, upstream's strings.
-inline constexpr std::string_view kPreFilter = "PreFilter";
-inline constexpr std::string_view kFilter = "Filter";
-inline constexpr std::string_view kPreFilterExtensionAddPod = "PreFilterExtensionAddPod";
-inline constexpr std::string_view kPreFilterExtensionRemovePod = "PreFilterExtensionRemovePod";
-inline constexpr std::string_view kPostFilter = "PostFilter";
-inline constexpr std::string_view kPreScore = "PreScore";
-inline constexpr std::string_view kScore = "Score";
-inline constexpr std::string_view kScoreExtensionNormalize = "ScoreExtensionNormalize";
-inline constexpr std::string_view kReserve = "Reserve";
-inline constexpr std::string_view kUnreserve = "Unreserve";
-inline constexpr std::string_view kPermit = "Permit";
-inline constexpr std::string_view kPreBind = "PreBind";
-inline constexpr std::string_view kBind = "Bind";
-inline constexpr std::string_view kPostBind = "PostBind";
-
-// `operation` of scheduler_goroutines.
-inline constexpr std::string_view kBinding = "binding";
-inline constexpr std::string_view kPrioritizingExtender = "prioritizing_extender";
-
-// Upstream samples plugin execution durations in 10% of scheduling cycles.
-inline constexpr int kPluginMetricsSamplePercent = 10;
-
 // Same as Prometheus' ExponentialBuckets: count upper bounds start, start*factor, ...
 // (the +Inf bucket is implicit). Requires start > 0, factor > 1, count >= 1.
 std::vector<double> ExponentialBuckets(double start, double factor, int count);
-
-// Seconds elapsed since `start` on the steady clock.
-inline double Since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 // Sizes of the four scheduling-queue sets (scheduler_pending_pods).
 struct PendingPodCounts {
@@ -92,7 +54,7 @@ struct CacheSizes {
   int64_t assumed_pods = 0;
 };
 
-class SchedulerMetrics {
+class SchedulerMetrics final : public Recorder {
  public:
   // Creates its own registry and registers every family in it.
   SchedulerMetrics();
@@ -116,48 +78,48 @@ class SchedulerMetrics {
   // algorithm + binding"), kUnschedulable or kError from whichever cycle failed (seconds from pop
   // to the failure). scheduler_schedule_attempts_total{result,profile} += 1;
   // scheduler_scheduling_attempt_duration_seconds{result,profile} observes seconds.
-  void ScheduleAttempt(std::string_view result, std::string_view profile, double seconds);
+  void ScheduleAttempt(std::string_view result, std::string_view profile, double seconds) override;
 
   // scheduler_scheduling_algorithm_duration_seconds: snapshot → PreFilter … pick a node.
-  void SchedulingAlgorithm(double seconds);
+  void SchedulingAlgorithm(double seconds) override;
 
   // All plugins of one extension point ran in `seconds` and produced `status`.
   // scheduler_framework_extension_point_duration_seconds{extension_point,status,profile}; the
   // status label is upstream's code name ("Success", "Unschedulable", ...).
   void ExtensionPoint(std::string_view extension_point, framework::Code status,
-                      std::string_view profile, double seconds);
+                      std::string_view profile, double seconds) override;
 
   // Whether this scheduling cycle should record PluginExecution (true in ~10% of calls, as
   // upstream's pluginMetricsSamplePercent). Call once per cycle and keep the answer for it.
-  bool SamplePluginMetrics();
+  bool SamplePluginMetrics() override;
 
   // One plugin call at one extension point (only in sampled cycles).
   // scheduler_plugin_execution_duration_seconds{plugin,extension_point,status}.
   void PluginExecution(std::string_view plugin, std::string_view extension_point,
-                       framework::Code status, double seconds);
+                       framework::Code status, double seconds) override;
 
   // A plugin was evaluated at PreFilter, Filter, PreScore or Score in a cycle (once per plugin per
   // extension point per cycle, not per node). scheduler_plugin_evaluation_total += 1.
   void PluginEvaluation(std::string_view plugin, std::string_view extension_point,
-                        std::string_view profile);
+                        std::string_view profile) override;
 
   // A pod was bound after `attempts` scheduling attempts (>= 1), `sli_seconds` after it first
   // entered the queue. scheduler_pod_scheduling_sli_duration_seconds{attempts="1".."14"|"15+"}
   // and scheduler_pod_scheduling_attempts observe.
-  void PodScheduled(int attempts, double sli_seconds);
+  void PodScheduled(int attempts, double sli_seconds) override;
 
   // PostFilter tried preemption. scheduler_preemption_attempts_total += 1.
-  void PreemptionAttempt();
+  void PreemptionAttempt() override;
   // Preemption chose `victims` pods to evict. scheduler_preemption_victims observes.
-  void PreemptionVictims(int victims);
+  void PreemptionVictims(int victims) override;
 
   // WaitOnPermit returned `result` after `seconds` (binding worker).
   // scheduler_permit_wait_duration_seconds{result=code name}.
-  void PermitWait(framework::Code result, double seconds);
+  void PermitWait(framework::Code result, double seconds) override;
 
   // Adds delta (may be negative) to scheduler_goroutines{operation}: +1 when a binding worker
   // starts a binding cycle (kBinding), -1 when it ends.
-  void Goroutines(std::string_view operation, double delta);
+  void Goroutines(std::string_view operation, double delta) override;
 
   // ---- Scheduling queue ----
 
@@ -168,11 +130,12 @@ class SchedulerMetrics {
   // kGatedQueue) because of `event` (upstream's event label: "PodAdd", "NodeAdd",
   // "ScheduleAttemptFailure", "BackoffComplete", "UnschedulableTimeout", ...).
   // scheduler_queue_incoming_pods_total{queue,event} += count.
-  void QueueIncomingPods(std::string_view queue, std::string_view event, int64_t count = 1);
+  void QueueIncomingPods(std::string_view queue, std::string_view event,
+                         int64_t count = 1) override;
 
   // Adds delta to scheduler_unschedulable_pods{plugin,profile}: +1 for each rejecting plugin when
   // a pod enters the unschedulable set, -1 for each when it leaves it (as upstream's queue does).
-  void UnschedulablePods(std::string_view plugin, std::string_view profile, double delta);
+  void UnschedulablePods(std::string_view plugin, std::string_view profile, double delta) override;
 
   // ---- Cache and event handlers ----
 

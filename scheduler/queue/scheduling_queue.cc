@@ -13,11 +13,19 @@ using framework::QueuedPodInfo;
 
 SchedulingQueue::SchedulingQueue(const framework::Clock& clock, QueueOptions options, LessFn less,
                                  PreEnqueueFn pre_enqueue, EventMap events)
+    : SchedulingQueue(
+          clock, options, std::move(less),
+          ProfileHooksMap{{"", ProfileHooks{std::move(pre_enqueue), std::move(events)}}}) {
+  every_pod_ = &profiles_.begin()->second;
+}
+
+SchedulingQueue::SchedulingQueue(const framework::Clock& clock, QueueOptions options, LessFn less,
+                                 ProfileHooksMap profiles)
     : clock_(clock),
       options_(options),
+      metrics_(metrics::OrNoMetrics(options.metrics)),
       less_(std::move(less)),
-      pre_enqueue_(std::move(pre_enqueue)),
-      events_(std::move(events)),
+      profiles_(std::move(profiles)),
       active_([this](const QueuedPodInfo& a, const QueuedPodInfo& b) {
         if (less_) {
           if (less_(a, b)) return true;
@@ -35,6 +43,18 @@ SchedulingQueue::SchedulingQueue(const framework::Clock& clock, QueueOptions opt
         }
         return a.seq < b.seq;
       }) {}
+
+const ProfileHooks* SchedulingQueue::HooksFor(const api::Pod& pod) const {
+  if (every_pod_ != nullptr) return every_pod_;
+  auto it = profiles_.find(pod.spec.scheduler_name);
+  return it == profiles_.end() ? nullptr : &it->second;
+}
+
+void SchedulingQueue::CountUnschedulable(const QueuedPodInfo& p, double delta) {
+  for (const auto& plugin : p.unschedulable_plugins) {
+    metrics_.UnschedulablePods(plugin, p.Pod().spec.scheduler_name, delta);
+  }
+}
 
 std::string SchedulingQueue::UidOf(const api::Pod& pod) {
   if (!pod.metadata.uid.empty()) return pod.metadata.uid;
@@ -63,11 +83,12 @@ bool SchedulingQueue::IsBackingOffLocked(const QueuedPodInfo& p) const {
 }
 
 bool SchedulingQueue::IsGatedLocked(QueuedPodInfo& p) {
-  if (!pre_enqueue_) {
+  const ProfileHooks* hooks = HooksFor(p.Pod());
+  if (hooks == nullptr || !hooks->pre_enqueue) {
     p.gating_plugin.clear();
     return false;
   }
-  framework::Status s = pre_enqueue_(*p.pod_info);
+  framework::Status s = hooks->pre_enqueue(*p.pod_info);
   if (s.IsSuccess()) {
     p.gating_plugin.clear();
     return false;
@@ -86,7 +107,7 @@ void SchedulingQueue::AddToActiveOrGatedLocked(QueuedPodInfoPtr p) {
   where_[uid] = Location{p, Where::kActive};
   by_key_[p->pod_info->key] = uid;
   active_.Push(std::move(p));
-  if (options_.observer) options_.observer->Incoming("active", event_);
+  metrics_.QueueIncomingPods(metrics::kActiveQueue, event_);
   cv_.notify_one();
 }
 
@@ -95,17 +116,16 @@ void SchedulingQueue::PushBackoffLocked(QueuedPodInfoPtr p) {
   where_[uid] = Location{p, Where::kBackoff};
   by_key_[p->pod_info->key] = uid;
   backoff_.Push(std::move(p));
-  if (options_.observer) options_.observer->Incoming("backoff", event_);
+  metrics_.QueueIncomingPods(metrics::kBackoffQueue, event_);
 }
 
 void SchedulingQueue::PushUnschedulableLocked(QueuedPodInfoPtr p) {
   std::string uid = UidOf(p->Pod());
   where_[uid] = Location{p, Where::kUnschedulable};
   by_key_[p->pod_info->key] = uid;
-  if (options_.observer) {
-    options_.observer->Incoming(p->gating_plugin.empty() ? "unschedulable" : "gated", event_);
-    if (p->gating_plugin.empty()) options_.observer->Unschedulable(*p, +1);
-  }
+  metrics_.QueueIncomingPods(
+      p->gating_plugin.empty() ? metrics::kUnschedulableQueue : metrics::kGatedQueue, event_);
+  if (p->gating_plugin.empty()) CountUnschedulable(*p, +1);
   unschedulable_[uid] = std::move(p);
 }
 
@@ -129,7 +149,7 @@ QueuedPodInfoPtr SchedulingQueue::RemoveLocked(const std::string& uid) {
       backoff_.Remove(uid);
       break;
     case Where::kUnschedulable:
-      if (options_.observer && p->gating_plugin.empty()) options_.observer->Unschedulable(*p, -1);
+      if (p->gating_plugin.empty()) CountUnschedulable(*p, -1);
       unschedulable_.erase(uid);
       break;
   }
@@ -292,9 +312,11 @@ void SchedulingQueue::AddUnschedulableIfNotPresent(QueuedPodInfoPtr pod,
 
 bool SchedulingQueue::IsEventOfInterest(const framework::ClusterEvent& e) const {
   if (e.resource == framework::EventResource::kWildcard) return true;
-  for (const auto& [plugin, registered] : events_) {
-    for (const auto& r : registered) {
-      if (r.event.Matches(e)) return true;
+  for (const auto& [profile, hooks] : profiles_) {
+    for (const auto& [plugin, registered] : hooks.events) {
+      for (const auto& r : registered) {
+        if (r.event.Matches(e)) return true;
+      }
     }
   }
   return false;
@@ -323,10 +345,12 @@ bool SchedulingQueue::WorthRequeuing(const QueuedPodInfo& p, const framework::Cl
     }
     return true;
   }
+  const ProfileHooks* hooks = HooksFor(p.Pod());
+  if (hooks == nullptr) return false;
   bool worth = false;
   auto consider = [&](const std::string& plugin, bool pending) {
-    auto it = events_.find(plugin);
-    if (it == events_.end()) return;
+    auto it = hooks->events.find(plugin);
+    if (it == hooks->events.end()) return;
     for (const auto& r : it->second) {
       if (!r.event.Matches(e)) continue;
       if (RunHint(r, p.Pod(), old_obj, new_obj) != framework::QueueingHint::kQueue) continue;
@@ -352,8 +376,10 @@ bool SchedulingQueue::GateWorthRechecking(const QueuedPodInfo& p, const framewor
                                           const framework::EventObject& old_obj,
                                           const framework::EventObject& new_obj) const {
   if (e.resource == framework::EventResource::kWildcard) return true;
-  auto it = events_.find(p.gating_plugin);
-  if (it == events_.end()) return false;
+  const ProfileHooks* hooks = HooksFor(p.Pod());
+  if (hooks == nullptr) return false;
+  auto it = hooks->events.find(p.gating_plugin);
+  if (it == hooks->events.end()) return false;
   for (const auto& r : it->second) {
     if (!r.event.Matches(e)) continue;
     if (RunHint(r, p.Pod(), old_obj, new_obj) == framework::QueueingHint::kQueue) return true;

@@ -31,28 +31,17 @@
 #include "scheduler/framework/pod_info.h"
 #include "scheduler/framework/status.h"
 #include "scheduler/framework/types.h"
+#include "scheduler/metrics/recorder.h"
 #include "scheduler/queue/nominator.h"
 
 namespace berth::queue {
 
 using QueuedPodInfoPtr = std::shared_ptr<framework::QueuedPodInfo>;
 
-// Observes pods entering sub-queues, for metrics (scheduler_queue_incoming_pods_total,
-// scheduler_unschedulable_pods). Called under the queue lock: must be quick and must not call
-// back into the queue.
-class QueueObserver {
- public:
-  virtual ~QueueObserver() = default;
-  // queue: "active", "backoff", "unschedulable" or "gated"; event: upstream's label ("PodAdd",
-  // "ScheduleAttemptFailure", "BackoffComplete", "UnschedulableTimeout", "ForceActivate", or the
-  // cluster event's label).
-  virtual void Incoming(std::string_view queue, std::string_view event) = 0;
-  // A pod entered (delta +1) or left (-1) the unschedulable pool, rejected by these plugins.
-  virtual void Unschedulable(const framework::QueuedPodInfo& pod, int delta) = 0;
-};
-
 struct QueueOptions {
-  QueueObserver* observer = nullptr;  // may be null
+  // scheduler_queue_incoming_pods_total and scheduler_unschedulable_pods, recorded under the
+  // queue lock. Null records nothing (metrics::NoMetrics()).
+  metrics::Recorder* metrics = nullptr;
   // Nominated pods, kept current on Add / Update / Delete (upstream's nominator in the queue).
   // May be null (no nominations tracked).
   Nominator* nominator = nullptr;
@@ -64,11 +53,22 @@ struct QueueOptions {
 // QueueSort order: true when a goes first.
 using LessFn =
     std::function<bool(const framework::QueuedPodInfo& a, const framework::QueuedPodInfo& b)>;
-// Runs the PreEnqueue plugins of the pod's profile; returns Success or the first failure with
-// its plugin set (Status::plugin()).
+// Runs the PreEnqueue plugins of one profile; returns Success or the first failure with its
+// plugin set (Status::plugin()). Called under the queue lock: must not call back into the queue.
 using PreEnqueueFn = std::function<framework::Status(const framework::PodInfo& pod)>;
 // plugin name -> the events (and hints) it registered.
 using EventMap = std::map<std::string, std::vector<framework::ClusterEventWithHint>, std::less<>>;
+
+// What the queue needs from one profile: its PreEnqueue plugins and its queueing hints. Two
+// profiles that configure the same plugin differently have different hints.
+struct ProfileHooks {
+  PreEnqueueFn pre_enqueue;  // empty: no PreEnqueue plugins
+  EventMap events;
+};
+// schedulerName -> the hooks of that profile (upstream's QueueingHintMapPerProfile, with the
+// PreEnqueue plugins beside the hints). A pod is gated and requeued by its own profile's hooks;
+// a pod of no profile is never gated and moves only on wildcard events.
+using ProfileHooksMap = std::map<std::string, ProfileHooks, std::less<>>;
 
 struct PendingCounts {
   int active = 0;
@@ -79,6 +79,9 @@ struct PendingCounts {
 
 class SchedulingQueue {
  public:
+  SchedulingQueue(const framework::Clock& clock, QueueOptions options, LessFn less,
+                  ProfileHooksMap profiles);
+  // One set of hooks for every pod, whatever its schedulerName (single-profile callers, tests).
   SchedulingQueue(const framework::Clock& clock, QueueOptions options, LessFn less,
                   PreEnqueueFn pre_enqueue, EventMap events);
 
@@ -188,13 +191,19 @@ class SchedulingQueue {
   bool GateWorthRechecking(const framework::QueuedPodInfo& p, const framework::ClusterEvent& e,
                            const framework::EventObject& old_obj,
                            const framework::EventObject& new_obj) const;
+  // The hooks of the pod's profile; nullptr for a pod of no profile.
+  const ProfileHooks* HooksFor(const api::Pod& pod) const;
+  // A pod entered (delta +1) or left (-1) the unschedulable pool: scheduler_unschedulable_pods.
+  void CountUnschedulable(const framework::QueuedPodInfo& p, double delta);
   static std::string UidOf(const api::Pod& pod);
 
   const framework::Clock& clock_;
   const QueueOptions options_;
+  metrics::Recorder& metrics_;  // options_.metrics or NoMetrics()
   const LessFn less_;
-  const PreEnqueueFn pre_enqueue_;
-  const EventMap events_;
+  const ProfileHooksMap profiles_;
+  // Set by the single-hooks constructor: these hooks serve every pod.
+  const ProfileHooks* every_pod_ = nullptr;
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
@@ -210,7 +219,8 @@ class SchedulingQueue {
   int64_t move_request_cycle_ = -1;
   uint64_t next_seq_ = 0;
   bool closed_ = false;
-  // The event being handled, for QueueObserver::Incoming (valid during one locked call).
+  // The event being handled, for scheduler_queue_incoming_pods_total (valid during one locked
+  // call).
   std::string_view event_ = "";
 };
 

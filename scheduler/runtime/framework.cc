@@ -1,47 +1,181 @@
 #include "scheduler/runtime/framework.h"
-#include "base/strings.h"
 
 #include <algorithm>
 #include <bit>
 #include <set>
+
+#include "base/strings.h"
 
 namespace berth::runtime {
 
 using framework::Code;
 using framework::Status;
 
-namespace {
+// One row per extension point, in upstream's order: the single table of extension points.
+// The config name and the config field are config::kExtensionPoints' (the config types cannot
+// see the plugin interfaces); the rest is the runtime's: the interface a plugin must implement
+// and the list the runtime keeps its plugins in.
+struct Framework::Point {
+  const config::ExtensionPoint* config;  // name ("filter") and PluginSet field
+  std::string_view interface_name;       // "FilterPlugin", for errors
+  bool (*implements)(const framework::Plugin* p);
+  void (*add)(Framework& f, const framework::Plugin* p);  // appends p to the runtime's list
+  void (*names)(const Framework& f, std::vector<std::string>* out);
+};
 
-// Whether plugin p implements the interface of extension point `point` (config name).
-bool Implements(const framework::Plugin* p, std::string_view point) {
-  if (point == "preEnqueue") return dynamic_cast<const framework::PreEnqueuePlugin*>(p);
-  if (point == "queueSort") return dynamic_cast<const framework::QueueSortPlugin*>(p);
-  if (point == "preFilter") return dynamic_cast<const framework::PreFilterPlugin*>(p);
-  if (point == "filter") return dynamic_cast<const framework::FilterPlugin*>(p);
-  if (point == "postFilter") return dynamic_cast<const framework::PostFilterPlugin*>(p);
-  if (point == "preScore") return dynamic_cast<const framework::PreScorePlugin*>(p);
-  if (point == "score") return dynamic_cast<const framework::ScorePlugin*>(p);
-  if (point == "reserve") return dynamic_cast<const framework::ReservePlugin*>(p);
-  if (point == "permit") return dynamic_cast<const framework::PermitPlugin*>(p);
-  if (point == "preBind") return dynamic_cast<const framework::PreBindPlugin*>(p);
-  if (point == "bind") return dynamic_cast<const framework::BindPlugin*>(p);
-  if (point == "postBind") return dynamic_cast<const framework::PostBindPlugin*>(p);
-  return false;
+template <typename T, std::vector<const T*> Framework::*kList>
+constexpr Framework::Point Framework::MakePoint(size_t config_index,
+                                                std::string_view interface_name) {
+  return Point{
+      &config::kExtensionPoints[config_index],
+      interface_name,
+      [](const framework::Plugin* p) { return dynamic_cast<const T*>(p) != nullptr; },
+      [](Framework& f, const framework::Plugin* p) {
+        (f.*kList).push_back(dynamic_cast<const T*>(p));
+      },
+      [](const Framework& f, std::vector<std::string>* out) {
+        for (const T* p : f.*kList) out->emplace_back(p->Name());
+      },
+  };
 }
 
-std::string InterfaceName(std::string_view point) {
-  std::string s(point);
-  if (!s.empty()) s[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(s[0])));
-  return s + "Plugin";
+const std::array<Framework::Point, 12>& Framework::Points() {
+  using framework::BindPlugin;
+  using framework::FilterPlugin;
+  using framework::PermitPlugin;
+  using framework::PostBindPlugin;
+  using framework::PostFilterPlugin;
+  using framework::PreBindPlugin;
+  using framework::PreEnqueuePlugin;
+  using framework::PreFilterPlugin;
+  using framework::PreScorePlugin;
+  using framework::QueueSortPlugin;
+  using framework::ReservePlugin;
+  using framework::ScorePlugin;
+  static constexpr std::array<Point, 12> kPoints = {{
+      MakePoint<PreEnqueuePlugin, &Framework::pre_enqueue_>(0, "PreEnqueuePlugin"),
+      MakePoint<QueueSortPlugin, &Framework::queue_sorts_>(1, "QueueSortPlugin"),
+      MakePoint<PreFilterPlugin, &Framework::pre_filter_>(2, "PreFilterPlugin"),
+      MakePoint<FilterPlugin, &Framework::filter_>(3, "FilterPlugin"),
+      MakePoint<PostFilterPlugin, &Framework::post_filter_>(4, "PostFilterPlugin"),
+      MakePoint<PreScorePlugin, &Framework::pre_score_>(5, "PreScorePlugin"),
+      MakePoint<ScorePlugin, &Framework::score_>(6, "ScorePlugin"),
+      MakePoint<ReservePlugin, &Framework::reserve_>(7, "ReservePlugin"),
+      MakePoint<PermitPlugin, &Framework::permit_>(8, "PermitPlugin"),
+      MakePoint<PreBindPlugin, &Framework::pre_bind_>(9, "PreBindPlugin"),
+      MakePoint<BindPlugin, &Framework::bind_>(10, "BindPlugin"),
+      MakePoint<PostBindPlugin, &Framework::post_bind_>(11, "PostBindPlugin"),
+  }};
+  static_assert(kPoints.size() == config::kExtensionPoints.size());
+  // The interface is the config name capitalised + "Plugin": a row pointing at the wrong config
+  // entry does not compile.
+  static_assert([] {
+    for (const Point& p : kPoints) {
+      const std::string_view n = p.config->name;
+      const std::string_view i = p.interface_name;
+      if (i.size() != n.size() + 6 || i.substr(n.size()) != "Plugin") return false;
+      if (i[0] != n[0] - 'a' + 'A' || i.substr(1, n.size() - 1) != n.substr(1)) return false;
+    }
+    return true;
+  }());
+  return kPoints;
 }
 
-
-template <typename T>
-void Append(std::vector<const T*>& v, const framework::Plugin* p) {
-  v.push_back(dynamic_cast<const T*>(p));
+Ok Framework::InstantiatePlugins(const config::Profile& profile, const std::string& prefix,
+                                 const framework::Registry& registry) {
+  auto instantiate = [&](const std::string& name, const std::string& where) -> Ok {
+    if (plugins_.count(name)) return {};
+    const framework::PluginFactory* factory = registry.Find(name);
+    if (factory == nullptr) {
+      return Error{where + ": unknown plugin \"" + name +
+                   "\"; known plugins: " + Join(registry.Names())};
+    }
+    framework::PluginContext ctx;
+    ctx.handle = this;
+    ctx.scheduler_name = profile.scheduler_name;
+    const config::PluginConfig* pc = profile.FindPluginConfig(name);
+    if (pc != nullptr) {
+      ctx.args = pc->args.IsNull() ? nullptr : &pc->args;
+      ctx.args_path = pc->path;
+    } else {
+      ctx.args_path = prefix + ".pluginConfig[" + name + "].args";
+    }
+    BERTH_ASSIGN_OR_RETURN(plugins_[name], (*factory)(ctx));
+    return {};
+  };
+  const auto& plugins = profile.plugins;
+  const std::string mp_path = prefix + ".plugins.multiPoint.enabled";
+  for (size_t i = 0; i < plugins.multi_point.enabled.size(); ++i) {
+    BERTH_RETURN_IF_ERROR(
+        instantiate(plugins.multi_point.enabled[i].name, mp_path + "[" + std::to_string(i) + "]"));
+  }
+  for (const Point& point : Points()) {
+    const auto& set = plugins.*point.config->set;
+    for (size_t i = 0; i < set.enabled.size(); ++i) {
+      BERTH_RETURN_IF_ERROR(
+          instantiate(set.enabled[i].name, prefix + ".plugins." + std::string(point.config->name) +
+                                               ".enabled[" + std::to_string(i) + "]"));
+    }
+  }
+  for (const auto& pc : profile.plugin_config) {
+    if (!plugins_.count(pc.name) && registry.Find(pc.name) == nullptr) {
+      return Error{pc.path + ": unknown plugin \"" + pc.name +
+                   "\"; known plugins: " + Join(registry.Names())};
+    }
+  }
+  return {};
 }
 
-}  // namespace
+Result<std::vector<std::string>> Framework::OrderedPlugins(const config::Plugins& plugins,
+                                                           const Point& point,
+                                                           const std::string& prefix) const {
+  const auto& set = plugins.*point.config->set;
+  const std::string point_path = prefix + ".plugins." + std::string(point.config->name);
+  auto implements = [&](const std::string& name) {
+    return point.implements(plugins_.find(name)->second.get());
+  };
+  std::vector<std::string> specific;
+  std::set<std::string> specific_set;
+  for (size_t i = 0; i < set.enabled.size(); ++i) {
+    const auto& name = set.enabled[i].name;
+    const std::string where = point_path + ".enabled[" + std::to_string(i) + "]";
+    if (!implements(name)) {
+      return Error{where + ": plugin \"" + name + "\" does not extend " +
+                   std::string(point.interface_name)};
+    }
+    if (!specific_set.insert(name).second) {
+      return Error{where + ": plugin \"" + name + "\" already registered as \"" +
+                   std::string(point.interface_name) + "\""};
+    }
+    specific.push_back(name);
+  }
+  std::set<std::string> disabled(set.disabled.begin(), set.disabled.end());
+  if (disabled.count("*")) return specific;
+  std::set<std::string> overrides;
+  std::vector<std::string> from_multi;
+  std::set<std::string> from_multi_set;
+  for (const auto& r : plugins.multi_point.enabled) {
+    if (!implements(r.name) || disabled.count(r.name)) continue;
+    if (specific_set.count(r.name)) {
+      overrides.insert(r.name);
+      continue;
+    }
+    if (!from_multi_set.insert(r.name).second) {
+      return Error{prefix + ".plugins.multiPoint: plugin \"" + r.name +
+                   "\" already registered as \"" + std::string(point.interface_name) + "\""};
+    }
+    from_multi.push_back(r.name);
+  }
+  std::vector<std::string> ordered;
+  for (const auto& n : specific) {
+    if (overrides.count(n)) ordered.push_back(n);
+  }
+  for (const auto& n : from_multi) ordered.push_back(n);
+  for (const auto& n : specific) {
+    if (!overrides.count(n)) ordered.push_back(n);
+  }
+  return ordered;
+}
 
 Result<std::unique_ptr<Framework>> Framework::Create(const config::Profile& profile,
                                                      int profile_index,
@@ -56,136 +190,35 @@ Result<std::unique_ptr<Framework>> Framework::Create(const config::Profile& prof
   const auto& plugins = profile.plugins;
 
   // 1. Every plugin named anywhere is instantiated once.
-  auto instantiate = [&](const std::string& name, const std::string& where) -> Ok {
-    if (f->plugins_.count(name)) return {};
-    const framework::PluginFactory* factory = registry.Find(name);
-    if (factory == nullptr) {
-      return Error{where + ": unknown plugin \"" + name +
-                   "\"; known plugins: " + Join(registry.Names())};
-    }
-    framework::PluginContext ctx;
-    ctx.handle = f.get();
-    ctx.scheduler_name = profile.scheduler_name;
-    const config::PluginConfig* pc = profile.FindPluginConfig(name);
-    if (pc != nullptr) {
-      ctx.args = pc->args.IsNull() ? nullptr : &pc->args;
-      ctx.args_path = pc->path;
-    } else {
-      ctx.args_path = prefix + ".pluginConfig[" + name + "].args";
-    }
-    auto plugin = (*factory)(ctx);
-    if (!plugin.ok()) return Error{plugin.error()};
-    f->plugins_[name] = std::move(*plugin);
-    return {};
-  };
-  const std::string mp_path = prefix + ".plugins.multiPoint.enabled";
-  for (size_t i = 0; i < plugins.multi_point.enabled.size(); ++i) {
-    auto ok =
-        instantiate(plugins.multi_point.enabled[i].name, mp_path + "[" + std::to_string(i) + "]");
-    if (!ok) return Error{ok.error()};
-  }
-  for (const auto& ep : config::kExtensionPoints) {
-    const auto& set = plugins.*ep.set;
-    for (size_t i = 0; i < set.enabled.size(); ++i) {
-      auto ok = instantiate(set.enabled[i].name, prefix + ".plugins." + std::string(ep.name) +
-                                                     ".enabled[" + std::to_string(i) + "]");
-      if (!ok) return Error{ok.error()};
+  BERTH_RETURN_IF_ERROR(f->InstantiatePlugins(profile, prefix, registry));
+
+  // 2. Expand multiPoint per extension point, and keep each point's plugins in its list.
+  for (const Point& point : Points()) {
+    BERTH_ASSIGN_OR_RETURN(auto ordered, f->OrderedPlugins(plugins, point, prefix));
+    for (const auto& name : ordered) point.add(*f, f->plugins_[name].get());
+    if (f->queue_sorts_.size() > 1) {
+      return Error{prefix + ".plugins.queueSort: only one queue sort plugin can be enabled"};
     }
   }
-  for (const auto& pc : profile.plugin_config) {
-    if (!f->plugins_.count(pc.name) && registry.Find(pc.name) == nullptr) {
-      return Error{pc.path + ": unknown plugin \"" + pc.name +
-                   "\"; known plugins: " + Join(registry.Names())};
-    }
+  if (f->queue_sorts_.empty()) {
+    return Error{prefix + ".plugins.queueSort: no queue sort plugin is enabled"};
+  }
+  f->queue_sort_ = f->queue_sorts_.front();
+  if (f->bind_.empty()) {
+    return Error{prefix + ".plugins.bind: at least one bind plugin is needed"};
   }
 
-  // 2. Expand per extension point (upstream's expandMultiPointPlugins ordering):
-  //    specific plugins that override a multiPoint entry, then multiPoint plugins, then the
-  //    remaining specific plugins.
-  std::map<std::string, int64_t> weights;
+  // 3. Score weights: the score point's own entry, else the multiPoint entry, else 1.
+  std::map<std::string, int64_t, std::less<>> weights;
   for (const auto& r : plugins.score.enabled) {
     if (r.weight != 0) weights[r.name] = r.weight;
   }
   for (const auto& r : plugins.multi_point.enabled) {
     if (r.weight != 0 && !weights.count(r.name)) weights[r.name] = r.weight;
   }
-  for (const auto& ep : config::kExtensionPoints) {
-    const auto& set = plugins.*ep.set;
-    std::vector<std::string> specific;
-    std::set<std::string> specific_set;
-    for (size_t i = 0; i < set.enabled.size(); ++i) {
-      const auto& name = set.enabled[i].name;
-      if (!Implements(f->plugins_[name].get(), ep.name)) {
-        return Error{prefix + ".plugins." + std::string(ep.name) + ".enabled[" + std::to_string(i) +
-                     "]: plugin \"" + name + "\" does not extend " + InterfaceName(ep.name)};
-      }
-      if (!specific_set.insert(name).second) {
-        return Error{prefix + ".plugins." + std::string(ep.name) + ".enabled[" + std::to_string(i) +
-                     "]: plugin \"" + name + "\" already registered as \"" +
-                     InterfaceName(ep.name) + "\""};
-      }
-      specific.push_back(name);
-    }
-    std::set<std::string> disabled(set.disabled.begin(), set.disabled.end());
-    std::vector<std::string> ordered;
-    if (!disabled.count("*")) {
-      std::set<std::string> overrides;
-      std::vector<std::string> from_multi;
-      std::set<std::string> from_multi_set;
-      for (const auto& r : plugins.multi_point.enabled) {
-        if (!Implements(f->plugins_[r.name].get(), ep.name)) continue;
-        if (disabled.count(r.name)) continue;
-        if (specific_set.count(r.name)) {
-          overrides.insert(r.name);
-          continue;
-        }
-        if (!from_multi_set.insert(r.name).second) {
-          return Error{prefix + ".plugins.multiPoint: plugin \"" + r.name +
-                       "\" already registered as \"" + InterfaceName(ep.name) + "\""};
-        }
-        from_multi.push_back(r.name);
-      }
-      for (const auto& n : specific) {
-        if (overrides.count(n)) ordered.push_back(n);
-      }
-      for (const auto& n : from_multi) ordered.push_back(n);
-      for (const auto& n : specific) {
-        if (!overrides.count(n)) ordered.push_back(n);
-      }
-    } else {
-      ordered = specific;
-    }
-    for (const auto& name : ordered) {
-      const framework::Plugin* p = f->plugins_[name].get();
-      std::string_view point = ep.name;
-      if (point == "preEnqueue") Append(f->pre_enqueue_, p);
-      if (point == "queueSort") {
-        if (f->queue_sort_ != nullptr) {
-          return Error{prefix + ".plugins.queueSort: only one queue sort plugin can be enabled"};
-        }
-        f->queue_sort_ = dynamic_cast<const framework::QueueSortPlugin*>(p);
-      }
-      if (point == "preFilter") Append(f->pre_filter_, p);
-      if (point == "filter") Append(f->filter_, p);
-      if (point == "postFilter") Append(f->post_filter_, p);
-      if (point == "preScore") Append(f->pre_score_, p);
-      if (point == "score") {
-        Append(f->score_, p);
-        auto w = weights.count(name) ? weights[name] : 1;
-        f->score_weights_.push_back(w == 0 ? 1 : w);
-      }
-      if (point == "reserve") Append(f->reserve_, p);
-      if (point == "permit") Append(f->permit_, p);
-      if (point == "preBind") Append(f->pre_bind_, p);
-      if (point == "bind") Append(f->bind_, p);
-      if (point == "postBind") Append(f->post_bind_, p);
-    }
-  }
-  if (f->queue_sort_ == nullptr) {
-    return Error{prefix + ".plugins.queueSort: no queue sort plugin is enabled"};
-  }
-  if (f->bind_.empty()) {
-    return Error{prefix + ".plugins.bind: at least one bind plugin is needed"};
+  for (const auto* p : f->score_) {
+    auto it = weights.find(p->Name());
+    f->score_weights_.push_back(it == weights.end() ? 1 : it->second);
   }
   return f;
 }
@@ -228,18 +261,20 @@ std::map<std::string, std::vector<framework::ClusterEventWithHint>, std::less<>>
 Status Framework::RunPreFilterPlugins(framework::CycleState& state, const framework::PodInfo& pod,
                                       framework::PreFilterResult* result,
                                       std::vector<std::string>* plugins_with_nodes) const {
-  *result = framework::PreFilterResult();
-  state.skip_filter_plugins.clear();
-  state.skip_filter_mask = 0;
-  Status returned = RunPreFilterLoop(state, pod, result, plugins_with_nodes);
-  for (size_t i = 0; i < filter_.size() && i < 64; ++i) {
-    if (state.skip_filter_plugins.count(filter_[i]->Name())) {
-      state.skip_filter_mask |= 1ull << i;
-    } else {
-      Evaluated(filter_[i]->Name(), metrics::kFilter);
+  return AtPoint(metrics::kPreFilter, [&]() -> Status {
+    *result = framework::PreFilterResult();
+    state.skip_filter_plugins.clear();
+    state.skip_filter_mask = 0;
+    Status returned = RunPreFilterLoop(state, pod, result, plugins_with_nodes);
+    for (size_t i = 0; i < filter_.size() && i < 64; ++i) {
+      if (state.skip_filter_plugins.count(filter_[i]->Name())) {
+        state.skip_filter_mask |= 1ull << i;
+      } else {
+        Evaluated(filter_[i]->Name(), metrics::kFilter);
+      }
     }
-  }
-  return returned;
+    return returned;
+  });
 }
 
 Status Framework::RunPreFilterLoop(framework::CycleState& state, const framework::PodInfo& pod,
@@ -293,7 +328,9 @@ Status Framework::RunPreFilterLoop(framework::CycleState& state, const framework
 Status Framework::RunFilterPlugins(const framework::CycleState& state,
                                    const framework::PodInfo& pod,
                                    const framework::NodeInfo& node) const {
-  auto run = [&](const framework::FilterPlugin* p) -> Status {
+  // Runs per plugin per node: forced inline (GCC stopped inlining it as this file grew, which cost
+  // the node search a few percent).
+  auto run = [&](const framework::FilterPlugin* p) __attribute__((always_inline))->Status {
     Status s = p->Filter(state, pod, node);
     if (s.IsSuccess() || s.IsRejected()) return s;
     return Status::Error("running \"" + std::string(p->Name()) +
@@ -411,132 +448,141 @@ void Framework::RunAsync(std::function<void()> fn) {
 Status Framework::RunPostFilterPlugins(framework::CycleState& state, const framework::PodInfo& pod,
                                        const framework::NodeToStatus& statuses,
                                        framework::PostFilterResult* result) const {
-  std::vector<std::string> reasons;
-  for (const auto* p : post_filter_) {
-    framework::PostFilterResult r;
-    Status s = p->PostFilter(state, pod, statuses, &r);
-    if (s.IsSuccess()) {
-      *result = r;
-      return s;
+  return AtPoint(metrics::kPostFilter, [&]() -> Status {
+    std::vector<std::string> reasons;
+    for (const auto* p : post_filter_) {
+      framework::PostFilterResult r;
+      Status s = p->PostFilter(state, pod, statuses, &r);
+      if (s.IsSuccess()) {
+        *result = r;
+        return s;
+      }
+      if (s.code() == Code::kUnschedulableAndUnresolvable)
+        return std::move(s).WithPlugin(p->Name());
+      if (!s.IsRejected()) {
+        return Status::Error(s.Message()).WithPlugin(p->Name());
+      }
+      for (const auto& r2 : s.reasons()) reasons.push_back(r2);
+      if (r.mode == framework::PostFilterResult::Mode::kOverride) *result = r;
     }
-    if (s.code() == Code::kUnschedulableAndUnresolvable) return std::move(s).WithPlugin(p->Name());
-    if (!s.IsRejected()) {
-      return Status::Error(s.Message()).WithPlugin(p->Name());
-    }
-    for (const auto& r2 : s.reasons()) reasons.push_back(r2);
-    if (r.mode == framework::PostFilterResult::Mode::kOverride) *result = r;
-  }
-  return Status(Code::kUnschedulable, std::move(reasons));
+    return Status(Code::kUnschedulable, std::move(reasons));
+  });
 }
 
 Status Framework::RunPreScorePlugins(framework::CycleState& state, const framework::PodInfo& pod,
                                      const std::vector<const framework::NodeInfo*>& nodes) const {
-  state.skip_score_plugins.clear();
-  for (const auto* p : pre_score_) {
-    Status s = Timed(state, p->Name(), metrics::kPreScore,
-                     [&] { return p->PreScore(state, pod, nodes); });
-    if (s.IsSkip()) {
-      state.skip_score_plugins.emplace(p->Name());
-      continue;
+  return AtPoint(metrics::kPreScore, [&]() -> Status {
+    state.skip_score_plugins.clear();
+    for (const auto* p : pre_score_) {
+      Status s = Timed(state, p->Name(), metrics::kPreScore,
+                       [&] { return p->PreScore(state, pod, nodes); });
+      if (s.IsSkip()) {
+        state.skip_score_plugins.emplace(p->Name());
+        continue;
+      }
+      Evaluated(p->Name(), metrics::kPreScore);
+      if (!s.IsSuccess()) {
+        return Status::Error("running PreScore plugin \"" + std::string(p->Name()) +
+                             "\": " + s.Message())
+            .WithPlugin(p->Name());
+      }
     }
-    Evaluated(p->Name(), metrics::kPreScore);
-    if (!s.IsSuccess()) {
-      return Status::Error("running PreScore plugin \"" + std::string(p->Name()) +
-                           "\": " + s.Message())
-          .WithPlugin(p->Name());
-    }
-  }
-  return Status();
+    return Status();
+  });
 }
 
 Status Framework::RunScorePlugins(const framework::CycleState& state, const framework::PodInfo& pod,
                                   const std::vector<const framework::NodeInfo*>& nodes,
                                   ScoreTable* out) const {
-  // Plugins that run this cycle, with their weights (at most a few dozen: no allocation once
-  // the table's vectors have grown).
-  out->plugins.clear();
-  std::vector<const framework::ScorePlugin*> active;
-  std::vector<int64_t> weights;
-  active.reserve(score_.size());
-  weights.reserve(score_.size());
-  for (size_t i = 0; i < score_.size(); ++i) {
-    if (!state.skip_score_plugins.empty() && state.skip_score_plugins.count(score_[i]->Name())) {
-      continue;
-    }
-    active.push_back(score_[i]);
-    weights.push_back(score_weights_[i]);
-    out->plugins.push_back(score_[i]->Name());
-    Evaluated(score_[i]->Name(), metrics::kScore);
-  }
-  const size_t np = active.size();
-  const size_t nn = nodes.size();
-  out->num_nodes = nn;
-  if (out->per_plugin.size() < np) out->per_plugin.resize(np);
-  for (size_t k = 0; k < np; ++k) out->per_plugin[k].resize(nn);
-  std::mutex err_mu;
-  std::optional<Status> error;
-  std::atomic<bool> stop{false};
-  deps_.parallelizer->Until(
-      static_cast<int>(nn),
-      [&](int i) {
-        const auto idx = static_cast<size_t>(i);
-        const framework::NodeInfo& node = *nodes[idx];
-        for (size_t k = 0; k < np; ++k) {
-          int64_t score = 0;
-          Status s = active[k]->Score(state, pod, node, &score);
-          if (!s.IsSuccess()) {
-            std::lock_guard lock(err_mu);
-            if (!error) {
-              error = Status::Error("plugin \"" + std::string(active[k]->Name()) +
-                                    "\" failed with: " + s.Message());
-            }
-            stop = true;
-            return;
-          }
-          out->per_plugin[k][idx] = framework::NodeScore{&node.name(), score};
-        }
-      },
-      &stop);
-  if (error) return *error;
-  for (size_t k = 0; k < np; ++k) {
-    if (!active[k]->HasNormalizeScore()) continue;
-    Status s = active[k]->NormalizeScore(state, pod, out->per_plugin[k]);
-    if (!s.IsSuccess()) {
-      return Status::Error("plugin \"" + std::string(active[k]->Name()) +
-                           "\" failed with: " + s.Message());
-    }
-  }
-  out->totals.assign(nn, 0);
-  for (size_t k = 0; k < np; ++k) {
-    const auto& list = out->per_plugin[k];
-    const int64_t w = weights[k];
-    for (size_t i = 0; i < nn; ++i) {
-      const int64_t score = list[i].score;
-      if (score > framework::kMaxNodeScore || score < framework::kMinNodeScore) {
-        return Status::Error("plugin \"" + std::string(active[k]->Name()) +
-                             "\" returns an invalid score " + std::to_string(score) +
-                             ", it should in the range of [0, 100] after normalizing");
+  return AtPoint(metrics::kScore, [&]() -> Status {
+    // Plugins that run this cycle, with their weights (at most a few dozen: no allocation once
+    // the table's vectors have grown).
+    out->plugins.clear();
+    std::vector<const framework::ScorePlugin*> active;
+    std::vector<int64_t> weights;
+    active.reserve(score_.size());
+    weights.reserve(score_.size());
+    for (size_t i = 0; i < score_.size(); ++i) {
+      if (!state.skip_score_plugins.empty() && state.skip_score_plugins.count(score_[i]->Name())) {
+        continue;
       }
-      out->totals[i] += score * w;
+      active.push_back(score_[i]);
+      weights.push_back(score_weights_[i]);
+      out->plugins.push_back(score_[i]->Name());
+      Evaluated(score_[i]->Name(), metrics::kScore);
     }
-  }
-  return Status();
+    const size_t np = active.size();
+    const size_t nn = nodes.size();
+    out->num_nodes = nn;
+    if (out->per_plugin.size() < np) out->per_plugin.resize(np);
+    for (size_t k = 0; k < np; ++k) out->per_plugin[k].resize(nn);
+    std::mutex err_mu;
+    std::optional<Status> error;
+    std::atomic<bool> stop{false};
+    deps_.parallelizer->Until(
+        static_cast<int>(nn),
+        [&](int i) {
+          const auto idx = static_cast<size_t>(i);
+          const framework::NodeInfo& node = *nodes[idx];
+          for (size_t k = 0; k < np; ++k) {
+            int64_t score = 0;
+            Status s = active[k]->Score(state, pod, node, &score);
+            if (!s.IsSuccess()) {
+              std::lock_guard lock(err_mu);
+              if (!error) {
+                error = Status::Error("plugin \"" + std::string(active[k]->Name()) +
+                                      "\" failed with: " + s.Message());
+              }
+              stop = true;
+              return;
+            }
+            out->per_plugin[k][idx] = framework::NodeScore{&node.name(), score};
+          }
+        },
+        &stop);
+    if (error) return *error;
+    for (size_t k = 0; k < np; ++k) {
+      if (!active[k]->HasNormalizeScore()) continue;
+      Status s = active[k]->NormalizeScore(state, pod, out->per_plugin[k]);
+      if (!s.IsSuccess()) {
+        return Status::Error("plugin \"" + std::string(active[k]->Name()) +
+                             "\" failed with: " + s.Message());
+      }
+    }
+    out->totals.assign(nn, 0);
+    for (size_t k = 0; k < np; ++k) {
+      const auto& list = out->per_plugin[k];
+      const int64_t w = weights[k];
+      for (size_t i = 0; i < nn; ++i) {
+        const int64_t score = list[i].score;
+        if (score > framework::kMaxNodeScore || score < framework::kMinNodeScore) {
+          return Status::Error("plugin \"" + std::string(active[k]->Name()) +
+                               "\" returns an invalid score " + std::to_string(score) +
+                               ", it should in the range of [0, 100] after normalizing");
+        }
+        out->totals[i] += score * w;
+      }
+    }
+    return Status();
+  });
 }
 
 Status Framework::RunReservePluginsReserve(framework::CycleState& state,
                                            const framework::PodInfo& pod,
                                            const std::string& node) const {
-  for (const auto* p : reserve_) {
-    Status s =
-        Timed(state, p->Name(), metrics::kReserve, [&] { return p->Reserve(state, pod, node); });
-    if (!s.IsSuccess()) {
-      if (s.IsRejected()) return std::move(s).WithPlugin(p->Name());
-      return Status::Error("running Reserve plugin \"" + std::string(p->Name()) +
-                           "\": " + s.Message())
-          .WithPlugin(p->Name());
+  return AtPoint(metrics::kReserve, [&]() -> Status {
+    for (const auto* p : reserve_) {
+      Status s =
+          Timed(state, p->Name(), metrics::kReserve, [&] { return p->Reserve(state, pod, node); });
+      if (!s.IsSuccess()) {
+        if (s.IsRejected()) return std::move(s).WithPlugin(p->Name());
+        return Status::Error("running Reserve plugin \"" + std::string(p->Name()) +
+                             "\": " + s.Message())
+            .WithPlugin(p->Name());
+      }
     }
-  }
-  return Status();
+    return Status();
+  });
 }
 
 void Framework::RunReservePluginsUnreserve(framework::CycleState& state,
@@ -549,31 +595,34 @@ void Framework::RunReservePluginsUnreserve(framework::CycleState& state,
 
 Status Framework::RunPermitPlugins(framework::CycleState& state, framework::PodInfoPtr pod,
                                    const std::string& node) {
-  std::map<std::string, framework::TimePoint> deadlines;
-  const framework::TimePoint now = deps_.clock->Now();
-  for (const auto* p : permit_) {
-    framework::Duration timeout{0};
-    Status s = Timed(state, p->Name(), metrics::kPermit,
-                     [&] { return p->Permit(state, *pod, node, &timeout); });
-    if (s.IsSuccess()) continue;
-    if (s.IsWait()) {
-      // Upstream caps every plugin's wait at 15 minutes.
-      timeout = std::min(timeout, framework::kMaxPermitTimeout);
-      deadlines[std::string(p->Name())] = now + timeout;
-      continue;
+  return AtPoint(metrics::kPermit, [&]() -> Status {
+    std::map<std::string, framework::TimePoint> deadlines;
+    const framework::TimePoint now = deps_.clock->Now();
+    for (const auto* p : permit_) {
+      framework::Duration timeout{0};
+      Status s = Timed(state, p->Name(), metrics::kPermit,
+                       [&] { return p->Permit(state, *pod, node, &timeout); });
+      if (s.IsSuccess()) continue;
+      if (s.IsWait()) {
+        // Upstream caps every plugin's wait at 15 minutes.
+        timeout = std::min(timeout, framework::kMaxPermitTimeout);
+        deadlines[std::string(p->Name())] = now + timeout;
+        continue;
+      }
+      if (s.IsRejected()) return std::move(s).WithPlugin(p->Name());
+      return Status::Error("running Permit plugin \"" + std::string(p->Name()) +
+                           "\": " + s.Message())
+          .WithPlugin(p->Name());
     }
-    if (s.IsRejected()) return std::move(s).WithPlugin(p->Name());
-    return Status::Error("running Permit plugin \"" + std::string(p->Name()) + "\": " + s.Message())
-        .WithPlugin(p->Name());
-  }
-  if (deadlines.empty()) return Status();
-  auto wp = std::make_shared<framework::WaitingPod>(pod, node, std::move(deadlines), now);
-  {
-    std::lock_guard lock(waiting_mu_);
-    waiting_[pod->Uid()] = std::move(wp);
-  }
-  return Status(Code::kWait, "one or more plugins asked to wait and no plugin rejected pod \"" +
-                                 pod->Name() + "\"");
+    if (deadlines.empty()) return Status();
+    auto wp = std::make_shared<framework::WaitingPod>(pod, node, std::move(deadlines), now);
+    {
+      std::lock_guard lock(waiting_mu_);
+      waiting_[pod->Uid()] = std::move(wp);
+    }
+    return Status(Code::kWait, "one or more plugins asked to wait and no plugin rejected pod \"" +
+                                   pod->Name() + "\"");
+  });
 }
 
 // ---- binding cycle ----
@@ -598,32 +647,37 @@ std::shared_ptr<framework::WaitingPod> Framework::WaitingPodFor(const std::strin
 
 Status Framework::RunPreBindPlugins(framework::CycleState& state, const framework::PodInfo& pod,
                                     const std::string& node) const {
-  for (const auto* p : pre_bind_) {
-    Status s =
-        Timed(state, p->Name(), metrics::kPreBind, [&] { return p->PreBind(state, pod, node); });
-    if (!s.IsSuccess()) {
-      if (s.IsRejected()) return std::move(s).WithPlugin(p->Name());
-      return Status::Error("running PreBind plugin \"" + std::string(p->Name()) +
-                           "\": " + s.Message())
-          .WithPlugin(p->Name());
+  return AtPoint(metrics::kPreBind, [&]() -> Status {
+    for (const auto* p : pre_bind_) {
+      Status s =
+          Timed(state, p->Name(), metrics::kPreBind, [&] { return p->PreBind(state, pod, node); });
+      if (!s.IsSuccess()) {
+        if (s.IsRejected()) return std::move(s).WithPlugin(p->Name());
+        return Status::Error("running PreBind plugin \"" + std::string(p->Name()) +
+                             "\": " + s.Message())
+            .WithPlugin(p->Name());
+      }
     }
-  }
-  return Status();
+    return Status();
+  });
 }
 
 Status Framework::RunBindPlugins(framework::CycleState& state, const framework::PodInfo& pod,
                                  const std::string& node) const {
-  for (const auto* p : bind_) {
-    Status s = Timed(state, p->Name(), metrics::kBind, [&] { return p->Bind(state, pod, node); });
-    if (s.IsSkip()) continue;
-    if (!s.IsSuccess()) {
-      if (s.IsRejected()) return std::move(s).WithPlugin(p->Name());
-      return Status::Error("running Bind plugin \"" + std::string(p->Name()) + "\": " + s.Message())
-          .WithPlugin(p->Name());
+  return AtPoint(metrics::kBind, [&]() -> Status {
+    for (const auto* p : bind_) {
+      Status s = Timed(state, p->Name(), metrics::kBind, [&] { return p->Bind(state, pod, node); });
+      if (s.IsSkip()) continue;
+      if (!s.IsSuccess()) {
+        if (s.IsRejected()) return std::move(s).WithPlugin(p->Name());
+        return Status::Error("running Bind plugin \"" + std::string(p->Name()) +
+                             "\": " + s.Message())
+            .WithPlugin(p->Name());
+      }
+      return s;
     }
-    return s;
-  }
-  return Status(Code::kSkip, "all bind plugins skipped the pod");
+    return Status(Code::kSkip, "all bind plugins skipped the pod");
+  });
 }
 
 void Framework::RunPostBindPlugins(framework::CycleState& state, const framework::PodInfo& pod,
@@ -671,21 +725,11 @@ void Framework::RejectWaitingPod(const std::string& uid, const std::string& plug
 
 std::map<std::string, std::vector<std::string>> Framework::PluginNamesByPoint() const {
   std::map<std::string, std::vector<std::string>> out;
-  auto add = [&](const char* point, const auto& v) {
-    for (const auto* p : v) out[point].emplace_back(p->Name());
-  };
-  add("preEnqueue", pre_enqueue_);
-  out["queueSort"].emplace_back(queue_sort_->Name());
-  add("preFilter", pre_filter_);
-  add("filter", filter_);
-  add("postFilter", post_filter_);
-  add("preScore", pre_score_);
-  add("score", score_);
-  add("reserve", reserve_);
-  add("permit", permit_);
-  add("preBind", pre_bind_);
-  add("bind", bind_);
-  add("postBind", post_bind_);
+  for (const Point& point : Points()) {
+    std::vector<std::string> names;
+    point.names(*this, &names);
+    if (!names.empty()) out[std::string(point.config->name)] = std::move(names);
+  }
   return out;
 }
 

@@ -8,6 +8,7 @@
 // (WaitOnPermit, RunPreBind/Bind/PostBind) run on binding workers concurrently with the next
 // scheduling cycles.
 
+#include <array>
 #include <atomic>
 #include <map>
 #include <memory>
@@ -16,13 +17,13 @@
 #include <string_view>
 #include <vector>
 
-#include "config/types.h"
-#include "base/result.h"
 #include "api/store.h"
+#include "base/result.h"
+#include "config/types.h"
 #include "scheduler/framework/handle.h"
 #include "scheduler/framework/plugin.h"
 #include "scheduler/framework/registry.h"
-#include "scheduler/metrics/metrics.h"
+#include "scheduler/metrics/recorder.h"
 
 namespace berth::runtime {
 
@@ -33,9 +34,10 @@ struct Deps {
   const framework::Clock* clock = nullptr;
   framework::Parallelizer* parallelizer = nullptr;
   framework::ApiWriter* api_writer = nullptr;
-  // scheduler_plugin_evaluation_total and, in sampled cycles (CycleState::record_plugin_metrics),
-  // scheduler_plugin_execution_duration_seconds. May be null.
-  metrics::SchedulerMetrics* metrics = nullptr;
+  // scheduler_framework_extension_point_duration_seconds, scheduler_plugin_evaluation_total and,
+  // in sampled cycles (CycleState::record_plugin_metrics),
+  // scheduler_plugin_execution_duration_seconds. Null records nothing (metrics::NoMetrics()).
+  metrics::Recorder* metrics = nullptr;
   // Nominated pods (the queue's nominator). May be null: no nominated pods.
   const framework::PodNominator* nominator = nullptr;
   // Handle::RunAsync: runs a task off the scheduling thread. Null runs it inline.
@@ -77,6 +79,10 @@ class Framework final : public framework::Handle {
   std::map<std::string, std::vector<framework::ClusterEventWithHint>, std::less<>> Events() const;
 
   // ---- scheduling cycle ----
+  // As upstream's frameworkImpl, RunPreFilter/PostFilter/PreScore/Score/Reserve/Permit/PreBind/
+  // BindPlugins record their own scheduler_framework_extension_point_duration_seconds
+  // {extension_point,status,profile}; Filter runs per node, so its caller records it (upstream's
+  // findNodesThatPassFilters does the same).
   // Upstream's RunPreFilterPlugins: Skip -> state.skip_filter_plugins; UU returns at once;
   // Unschedulable is remembered while later plugins run; Error -> `running PreFilter plugin
   // "X": msg`. An empty intersection of node sets -> UU `node(s) didn't satisfy plugin X` /
@@ -160,12 +166,8 @@ class Framework final : public framework::Handle {
   std::vector<framework::PodInfoPtr> NominatedPodsForNode(const std::string& node) const override;
   void RunAsync(std::function<void()> fn) override;
   bool Stopping() const override { return deps_.stopping != nullptr && deps_.stopping->load(); }
-  void RecordPreemptionAttempt() override {
-    if (deps_.metrics != nullptr) deps_.metrics->PreemptionAttempt();
-  }
-  void RecordPreemptionVictims(int victims) override {
-    if (deps_.metrics != nullptr) deps_.metrics->PreemptionVictims(victims);
-  }
+  void RecordPreemptionAttempt() override { metrics_.PreemptionAttempt(); }
+  void RecordPreemptionVictims(int victims) override { metrics_.PreemptionVictims(victims); }
   // Whether any pod is nominated anywhere (the node search calls the plain RunFilterPlugins
   // when not, so Filter costs nothing extra without preemption).
   bool HasNominatedPods() const {
@@ -173,19 +175,44 @@ class Framework final : public framework::Handle {
   }
 
  private:
-  explicit Framework(const Deps& deps) : deps_(deps) {}
+  // One row of the extension-point table (framework.cc): everything the runtime knows about a
+  // point. Defined there, with the table.
+  struct Point;
+  static const std::array<Point, 12>& Points();
+  template <typename T, std::vector<const T*> Framework::*kList>
+  static constexpr Point MakePoint(size_t config_index, std::string_view interface_name);
+
+  explicit Framework(const Deps& deps)
+      : deps_(deps), metrics_(metrics::OrNoMetrics(deps.metrics)) {}
+  // Instantiates every plugin the profile names (once each), with its args.
+  Ok InstantiatePlugins(const config::Profile& profile, const std::string& prefix,
+                        const framework::Registry& registry);
+  // The plugins of one point in upstream's expandMultiPointPlugins order: specific plugins that
+  // override a multiPoint entry, then multiPoint plugins, then the remaining specific plugins.
+  Result<std::vector<std::string>> OrderedPlugins(const config::Plugins& plugins,
+                                                  const Point& point,
+                                                  const std::string& prefix) const;
   // Counts a plugin evaluated at a point (PreFilter, Filter, PreScore, Score) this cycle.
   void Evaluated(std::string_view plugin, std::string_view point) const {
-    if (deps_.metrics != nullptr) deps_.metrics->PluginEvaluation(plugin, point, scheduler_name_);
+    metrics_.PluginEvaluation(plugin, point, scheduler_name_);
   }
   // Runs fn() (a plugin call returning Status) and, in sampled cycles, records its duration.
   template <typename Fn>
   framework::Status Timed(const framework::CycleState& state, std::string_view plugin,
                           std::string_view point, Fn&& fn) const {
-    if (deps_.metrics == nullptr || !state.record_plugin_metrics) return fn();
+    if (!state.record_plugin_metrics) return fn();
     auto start = std::chrono::steady_clock::now();
     framework::Status s = fn();
-    deps_.metrics->PluginExecution(plugin, point, s.code(), metrics::Since(start));
+    metrics_.PluginExecution(plugin, point, s.code(), metrics::Since(start));
+    return s;
+  }
+  // Runs body() (the loop of one Run*Plugins) and records the point's duration and status, as
+  // upstream's deferred metrics.FrameworkExtensionPointDuration.
+  template <typename Fn>
+  framework::Status AtPoint(std::string_view point, Fn&& body) const {
+    const auto start = std::chrono::steady_clock::now();
+    framework::Status s = body();
+    metrics_.ExtensionPoint(point, s.code(), scheduler_name_, metrics::Since(start));
     return s;
   }
   framework::Status RunPreFilterLoop(framework::CycleState& state, const framework::PodInfo& pod,
@@ -193,11 +220,13 @@ class Framework final : public framework::Handle {
                                      std::vector<std::string>* plugins_with_nodes) const;
 
   Deps deps_;
+  metrics::Recorder& metrics_;  // deps_.metrics or NoMetrics()
   std::string scheduler_name_;
   int32_t percentage_ = 0;
   std::map<std::string, std::shared_ptr<framework::Plugin>, std::less<>> plugins_;
   std::vector<const framework::PreEnqueuePlugin*> pre_enqueue_;
-  const framework::QueueSortPlugin* queue_sort_ = nullptr;
+  std::vector<const framework::QueueSortPlugin*> queue_sorts_;  // exactly one after Create
+  const framework::QueueSortPlugin* queue_sort_ = nullptr;      // queue_sorts_.front()
   std::vector<const framework::PreFilterPlugin*> pre_filter_;
   std::vector<const framework::FilterPlugin*> filter_;
   std::vector<const framework::PostFilterPlugin*> post_filter_;
