@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "scheduler/scheduler.h"
 #include "base/strings.h"
+#include "scheduler/scheduler.h"
 
 namespace berth::scheduler {
 
@@ -21,7 +21,6 @@ void AddPluginStatus(framework::Diagnosis* d, const Status& s) {
   if (s.IsRejected()) d->unschedulable_plugins.insert(s.plugin());
   if (s.code() == Code::kPending) d->pending_plugins.insert(s.plugin());
 }
-
 
 // A rejection at Reserve / Permit / WaitOnPermit is reported as a FitError over the one chosen
 // node, as upstream does: "0/1 nodes are available: 1 <reason>."
@@ -77,8 +76,8 @@ bool Scheduler::ScheduleOne(bool block) {
   task.may_block = state->binding_may_block;
   task.run = [this, fwk, state, qpi, assumed, host = result.host, cycle, started,
               waited = task.waiting != nullptr]() mutable {
-    BindingCycle(fwk, std::move(state), std::move(qpi), std::move(assumed), std::move(host),
-                 cycle, started, waited);
+    BindingCycle(fwk, std::move(state), std::move(qpi), std::move(assumed), std::move(host), cycle,
+                 started, waited);
   };
   deps_.executor->Submit(std::move(task));
   return true;
@@ -502,10 +501,11 @@ void Scheduler::FailureHandler(runtime::Framework& fwk, const queue::QueuedPodIn
     qpi->pending_plugins = diag->pending_plugins;
   }
   // Upstream re-reads the pod first: one deleted meanwhile, or bound by someone else, is
-  // neither requeued nor reported.
+  // neither requeued nor reported. A Bind that found the pod gone says so before the informer
+  // has caught up.
   const framework::PodInfo& pod = *qpi->pod_info;
   auto current = deps_.objects->pods.Get(pod.Namespace(), pod.Name());
-  if (current == nullptr || current->metadata.uid != pod.Uid() ||
+  if (status.IsPodGone() || current == nullptr || current->metadata.uid != pod.Uid() ||
       !current->spec.node_name.empty()) {
     queue_->Done(pod.Uid());
     return;
