@@ -3,15 +3,20 @@
 // and `berth extender` (feeding the extender's cache): every Node and Pod event goes to the
 // sink's AddNode / UpdateNode / DeleteNode / AddPod / UpdatePod / DeletePod (the Scheduler's
 // signatures), timed into scheduler_event_handling_duration_seconds{event} when metrics are given.
-// Other kinds reach the sink's users through the factory's object stores.
+// Other kinds reach the sink's users through the factory's object stores; for `berth run`,
+// ConnectRequeueEvents turns their changes into the cluster events that requeue pods a plugin
+// rejected for them (the informer -> requeue table).
 //
 // Handlers run on the informer threads; the sink must be thread-safe and outlive the factory's
 // informers (Stop() them first).
 
 #include <chrono>
 #include <memory>
+#include <string>
+#include <variant>
 
 #include "informers/informer.h"
+#include "scheduler/framework/types.h"
 #include "scheduler/metrics/metrics.h"
 
 namespace berth::run {
@@ -39,6 +44,62 @@ void ConnectNodesAndPods(informers::InformerFactory& factory, Sink& sink,
       },
       [&sink, timed](const auto& p) { timed("PodDelete", [&] { sink.DeletePod(*p); }); },
   });
+}
+
+// Whether a kind's events carry the object (framework::EventObject has an alternative for it).
+enum class EventPayload { kObject, kNone };
+
+// Add / Update / Delete of `informer` -> sink.OnClusterEvent with `resource` and the labels
+// "<label>Add", "<label>Update", "<label>Delete".
+template <EventPayload payload, typename T, typename Sink>
+void RequeueOn(informers::Informer<T>& informer, framework::EventResource resource,
+               const std::string& label, Sink& sink) {
+  namespace action = framework::action;
+  using Ptr = std::shared_ptr<const T>;
+  auto obj = [](const Ptr& p) -> framework::EventObject {
+    if constexpr (payload == EventPayload::kObject) {
+      return framework::EventObject(p.get());
+    } else {
+      return std::monostate{};
+    }
+  };
+  const framework::ClusterEvent add{resource, action::kAdd, label + "Add"};
+  const framework::ClusterEvent update{resource, action::kUpdate, label + "Update"};
+  const framework::ClusterEvent del{resource, action::kDelete, label + "Delete"};
+  informer.AddEventHandlers({
+      [&sink, add, obj](const Ptr& o) { sink.OnClusterEvent(add, std::monostate{}, obj(o)); },
+      [&sink, update, obj](const Ptr& o, const Ptr& n) {
+        sink.OnClusterEvent(update, obj(o), obj(n));
+      },
+      [&sink, del, obj](const Ptr& o) { sink.OnClusterEvent(del, obj(o), std::monostate{}); },
+  });
+}
+
+// The informer -> requeue table of `berth run`: kinds other than Node and Pod only requeue pods
+// that a plugin rejected for them (the Scheduler's OnClusterEvent).
+template <typename Sink>
+void ConnectRequeueEvents(informers::InformerFactory& factory, Sink& sink) {
+  using framework::EventResource;
+  constexpr auto kObject = EventPayload::kObject;
+  constexpr auto kNone = EventPayload::kNone;
+  RequeueOn<kObject>(factory.pvcs(), EventResource::kPersistentVolumeClaim, "PersistentVolumeClaim",
+                     sink);
+  RequeueOn<kObject>(factory.pvs(), EventResource::kPersistentVolume, "PersistentVolume", sink);
+  RequeueOn<kObject>(factory.storage_classes(), EventResource::kStorageClass, "StorageClass", sink);
+  RequeueOn<kObject>(factory.csi_nodes(), EventResource::kCSINode, "CSINode", sink);
+  RequeueOn<kObject>(factory.services(), EventResource::kService, "Service", sink);
+  RequeueOn<kObject>(factory.pod_groups(), EventResource::kPodGroup, "PodGroup", sink);
+  // storage.deckhouse.io objects carry no event object (EventObject has no such alternative).
+  RequeueOn<kNone>(factory.replicated_storage_classes(), EventResource::kReplicatedStorage,
+                   "ReplicatedStorageClass", sink);
+  RequeueOn<kNone>(factory.replicated_storage_pools(), EventResource::kReplicatedStorage,
+                   "ReplicatedStoragePool", sink);
+  RequeueOn<kNone>(factory.lvm_volume_groups(), EventResource::kReplicatedStorage, "LVMVolumeGroup",
+                   sink);
+  RequeueOn<kNone>(factory.lvm_logical_volumes(), EventResource::kReplicatedStorage,
+                   "LVMLogicalVolume", sink);
+  RequeueOn<kNone>(factory.replicated_volumes(), EventResource::kReplicatedStorage,
+                   "ReplicatedVolume", sink);
 }
 
 }  // namespace berth::run
