@@ -49,11 +49,12 @@ void ConnectNodesAndPods(informers::InformerFactory& factory, Sink& sink,
 // Whether a kind's events carry the object (framework::EventObject has an alternative for it).
 enum class EventPayload { kObject, kNone };
 
-// Add / Update / Delete of `informer` -> sink.OnClusterEvent with `resource` and the labels
-// "<label>Add", "<label>Update", "<label>Delete".
-template <EventPayload payload, typename T, typename Sink>
-void RequeueOn(informers::Informer<T>& informer, framework::EventResource resource,
-               const std::string& label, Sink& sink) {
+// Add / Update / Delete of T's informer -> sink.OnClusterEvent with `resource` and the labels
+// "<kind>Add", "<kind>Update", "<kind>Delete". Nothing when the factory does not run T's kind.
+template <typename T, EventPayload payload, typename Sink>
+void RequeueOn(informers::InformerFactory& factory, framework::EventResource resource, Sink& sink) {
+  informers::Informer<T>* informer = factory.Find<T>();
+  if (informer == nullptr) return;
   namespace action = framework::action;
   using Ptr = std::shared_ptr<const T>;
   auto obj = [](const Ptr& p) -> framework::EventObject {
@@ -63,10 +64,11 @@ void RequeueOn(informers::Informer<T>& informer, framework::EventResource resour
       return std::monostate{};
     }
   };
+  const std::string& label = informer->kind();
   const framework::ClusterEvent add{resource, action::kAdd, label + "Add"};
   const framework::ClusterEvent update{resource, action::kUpdate, label + "Update"};
   const framework::ClusterEvent del{resource, action::kDelete, label + "Delete"};
-  informer.AddEventHandlers({
+  informer->AddEventHandlers({
       [&sink, add, obj](const Ptr& o) { sink.OnClusterEvent(add, std::monostate{}, obj(o)); },
       [&sink, update, obj](const Ptr& o, const Ptr& n) {
         sink.OnClusterEvent(update, obj(o), obj(n));
@@ -76,30 +78,27 @@ void RequeueOn(informers::Informer<T>& informer, framework::EventResource resour
 }
 
 // The informer -> requeue table of `berth run`: kinds other than Node and Pod only requeue pods
-// that a plugin rejected for them (the Scheduler's OnClusterEvent).
+// that a plugin rejected for them (the Scheduler's OnClusterEvent). Namespaces and
+// PodDisruptionBudgets requeue nothing (no plugin registers for them). A new kind is one row
+// here besides its row in the informers' kind table (informers/informer.cc).
 template <typename Sink>
 void ConnectRequeueEvents(informers::InformerFactory& factory, Sink& sink) {
   using framework::EventResource;
   constexpr auto kObject = EventPayload::kObject;
-  constexpr auto kNone = EventPayload::kNone;
-  RequeueOn<kObject>(factory.pvcs(), EventResource::kPersistentVolumeClaim, "PersistentVolumeClaim",
-                     sink);
-  RequeueOn<kObject>(factory.pvs(), EventResource::kPersistentVolume, "PersistentVolume", sink);
-  RequeueOn<kObject>(factory.storage_classes(), EventResource::kStorageClass, "StorageClass", sink);
-  RequeueOn<kObject>(factory.csi_nodes(), EventResource::kCSINode, "CSINode", sink);
-  RequeueOn<kObject>(factory.services(), EventResource::kService, "Service", sink);
-  RequeueOn<kObject>(factory.pod_groups(), EventResource::kPodGroup, "PodGroup", sink);
   // storage.deckhouse.io objects carry no event object (EventObject has no such alternative).
-  RequeueOn<kNone>(factory.replicated_storage_classes(), EventResource::kReplicatedStorage,
-                   "ReplicatedStorageClass", sink);
-  RequeueOn<kNone>(factory.replicated_storage_pools(), EventResource::kReplicatedStorage,
-                   "ReplicatedStoragePool", sink);
-  RequeueOn<kNone>(factory.lvm_volume_groups(), EventResource::kReplicatedStorage, "LVMVolumeGroup",
-                   sink);
-  RequeueOn<kNone>(factory.lvm_logical_volumes(), EventResource::kReplicatedStorage,
-                   "LVMLogicalVolume", sink);
-  RequeueOn<kNone>(factory.replicated_volumes(), EventResource::kReplicatedStorage,
-                   "ReplicatedVolume", sink);
+  constexpr auto kNone = EventPayload::kNone;
+  RequeueOn<api::PersistentVolumeClaim, kObject>(factory, EventResource::kPersistentVolumeClaim,
+                                                 sink);
+  RequeueOn<api::PersistentVolume, kObject>(factory, EventResource::kPersistentVolume, sink);
+  RequeueOn<api::StorageClass, kObject>(factory, EventResource::kStorageClass, sink);
+  RequeueOn<api::CSINode, kObject>(factory, EventResource::kCSINode, sink);
+  RequeueOn<api::Service, kObject>(factory, EventResource::kService, sink);
+  RequeueOn<api::PodGroup, kObject>(factory, EventResource::kPodGroup, sink);
+  RequeueOn<api::ReplicatedStorageClass, kNone>(factory, EventResource::kReplicatedStorage, sink);
+  RequeueOn<api::ReplicatedStoragePool, kNone>(factory, EventResource::kReplicatedStorage, sink);
+  RequeueOn<api::LVMVolumeGroup, kNone>(factory, EventResource::kReplicatedStorage, sink);
+  RequeueOn<api::LVMLogicalVolume, kNone>(factory, EventResource::kReplicatedStorage, sink);
+  RequeueOn<api::ReplicatedVolume, kNone>(factory, EventResource::kReplicatedStorage, sink);
 }
 
 }  // namespace berth::run

@@ -3,8 +3,11 @@
 #include <unistd.h>
 
 #include <map>
+#include <optional>
+#include <set>
 
 #include "base/log.h"
+#include "base/strings.h"
 #include "cmd/berth/app/run/cluster_feed.h"
 #include "cmd/berth/app/run/podgroup_controller.h"
 #include "config/configz.h"
@@ -122,7 +125,7 @@ class CounterExporter {
   std::chrono::nanoseconds last_wait_{0};
 };
 
-// Pods and PodGroups -> the PodGroup status controller's work queue.
+// Pods and PodGroups -> the PodGroup status controller's work queue (the factory runs PodGroups).
 void ConnectPodGroupController(informers::InformerFactory& factory, PodGroupController& pg) {
   factory.pods().AddEventHandlers({
       [&pg](const auto& p) { pg.Enqueue(PodGroupController::GroupKeyOf(*p)); },
@@ -133,7 +136,7 @@ void ConnectPodGroupController(informers::InformerFactory& factory, PodGroupCont
       [&pg](const auto& p) { pg.Enqueue(PodGroupController::GroupKeyOf(*p)); },
   });
   auto group_key = [](const auto& g) { return g->metadata.namespace_ + "/" + g->metadata.name; };
-  factory.pod_groups().AddEventHandlers({
+  factory.Find<api::PodGroup>()->AddEventHandlers({
       [&pg, group_key](const auto& g) { pg.Enqueue(group_key(g)); },
       [&pg, group_key](const auto&, const auto& g) { pg.Enqueue(group_key(g)); },
       nullptr,
@@ -152,6 +155,23 @@ std::vector<config::EffectiveProfile> EffectiveProfiles(const scheduler::Schedul
     out.push_back(std::move(prof));
   }
   return out;
+}
+
+// The kinds the profiles' plugins read (Registry::Reads) besides Pods and Nodes; every kind
+// when extenders are configured, since a pod an extender rejected waits for any cluster event.
+std::optional<std::set<std::string>> KindsToWatch(const scheduler::Scheduler& sched,
+                                                  const framework::Registry& registry,
+                                                  bool extenders) {
+  if (extenders) return std::nullopt;
+  std::set<std::string> kinds;
+  for (const auto& [profile, fwk] : sched.profiles()) {
+    for (const auto& [point, names] : fwk->PluginNamesByPoint()) {
+      for (const auto& name : names) {
+        for (const auto& k : registry.Reads(name)) kinds.insert(k);
+      }
+    }
+  }
+  return kinds;
 }
 
 std::string UnsyncedKinds(const informers::InformerFactory& factory) {
@@ -212,7 +232,8 @@ struct Daemon::Impl {
   enum class Sync { kSynced, kStopped, kTimedOut };
   Sync WaitForCaches(const informers::InformerFactory& factory);
   // Null without leader election (this instance leads at once).
-  Result<std::unique_ptr<informers::LeaderElector>> StartLeaderElection(PodGroupController& pg);
+  // pg may be null (no PodGroup informer).
+  Result<std::unique_ptr<informers::LeaderElector>> StartLeaderElection(PodGroupController* pg);
   // The scheduling thread: while leading, ScheduleOne until the queue closes or shutdown.
   void ScheduleLoop(scheduler::Scheduler& sched);
   // Blocks until shutdown or failure; true on failure.
@@ -309,7 +330,7 @@ Daemon::Impl::Sync Daemon::Impl::WaitForCaches(const informers::InformerFactory&
 }
 
 Result<std::unique_ptr<informers::LeaderElector>> Daemon::Impl::StartLeaderElection(
-    PodGroupController& pg) {
+    PodGroupController* pg) {
   const config::SchedulerConfiguration& cfg = options.config;
   if (!cfg.leader_election.leader_elect) {
     Signal(&leading);
@@ -323,14 +344,14 @@ Result<std::unique_ptr<informers::LeaderElector>> Daemon::Impl::StartLeaderElect
   le.lease_duration = cfg.leader_election.lease_duration;
   le.renew_deadline = cfg.leader_election.renew_deadline;
   le.retry_period = cfg.leader_election.retry_period;
-  le.on_started_leading = [this, &pg] {
+  le.on_started_leading = [this, pg] {
     BERTH_LOG(0) << "became leader: scheduling starts";
     {
       std::lock_guard lock(mu);
       ever_led = true;
     }
     Signal(&leading);
-    pg.EnqueueAll();  // statuses a standby left alone
+    if (pg != nullptr) pg->EnqueueAll();  // statuses a standby left alone
   };
   le.on_stopped_leading = [this] {
     if (Stopping()) return;
@@ -398,16 +419,24 @@ int Daemon::Impl::Run() {
   }
   scheduler::Scheduler& sched = **created;
 
-  informers::InformerFactory factory(*client, objects);
+  // Only the informers the profiles need (Pods and Nodes always).
+  informers::InformerFactory factory(*client, objects, {},
+                                     KindsToWatch(sched, registry, !options.extenders.empty()));
+  BERTH_LOG(0) << "informers: " << Join(factory.Kinds(), ", ");
   ConnectNodesAndPods(factory, sched, &metrics);  // shared with `berth extender`
   ConnectRequeueEvents(factory, sched);
-  // Gang status, as scheduler-plugins' PodGroup controller keeps it (leader only).
-  PodGroupController pg_controller(*client, objects, clock, [this] { return Leading(); });
-  ConnectPodGroupController(factory, pg_controller);
+  // Gang status, as scheduler-plugins' PodGroup controller keeps it (leader only), when PodGroups
+  // are watched (Coscheduling).
+  std::unique_ptr<PodGroupController> pg_controller;
+  if (factory.Find<api::PodGroup>() != nullptr) {
+    pg_controller =
+        std::make_unique<PodGroupController>(*client, objects, clock, [this] { return Leading(); });
+    ConnectPodGroupController(factory, *pg_controller);
+  }
   factory.Start();
-  pg_controller.Start();
+  if (pg_controller) pg_controller->Start();
   StopGuard informers_guard([&] {
-    pg_controller.Stop();
+    if (pg_controller) pg_controller->Stop();
     factory.Stop();
   });
 
@@ -423,7 +452,7 @@ int Daemon::Impl::Run() {
   }
   BERTH_LOG(0) << "caches synced: " << sched.cache().NodeCount() << " nodes, "
                << objects.pods.Size() << " pods";
-  auto elector = StartLeaderElection(pg_controller);
+  auto elector = StartLeaderElection(pg_controller.get());
   if (!elector.ok()) return 1;
 
   std::thread scheduling([&] { ScheduleLoop(sched); });
