@@ -394,6 +394,8 @@ bool Daemon::Impl::WaitForStop() {
 }
 
 // Wires the daemon (the header's threads), runs until shutdown and stops everything in reverse.
+// About 80 lines: one straight sequence of steps whose locals outlive each other in this order;
+// the steps themselves are the functions above.
 int Daemon::Impl::Run() {
   if (!ConnectClient()) return 1;
   const std::string instance = "berth-scheduler-" + Hostname();
