@@ -22,7 +22,7 @@ TEST(ConfigzTest, RendersTheEffectiveConfiguration) {
             R"({"apiVersion":"kubescheduler.config.k8s.io/v1","kind":"KubeSchedulerConfiguration",)"
             R"("parallelism":16,"percentageOfNodesToScore":0,"podInitialBackoffSeconds":1,)"
             R"("podMaxBackoffSeconds":10,"leaderElection":{"leaderElect":true,)"
-            R"("resourceName":"berth"},"clientConnection":{"qps":50,"burst":100},)"
+            R"("resourceName":"berth"},"clientConnection":{"qps":50.0,"burst":100},)"
             R"("profiles":[{"schedulerName":"berth","plugins":{"filter":[{"name":"NodeName"},)"
             R"({"name":"TaintToleration"}],"score":[{"name":"TaintToleration","weight":3}]}}]})");
 }
