@@ -22,10 +22,10 @@
 #include <thread>
 #include <vector>
 
-#include "config/types.h"
 #include "base/result.h"
-#include "informers/client/config.h"
 #include "cmd/berth/app/serving/http_server.h"
+#include "config/types.h"
+#include "informers/client/config.h"
 #include "scheduler/framework/extender.h"
 #include "scheduler/framework/registry.h"
 
