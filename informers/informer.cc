@@ -1,6 +1,10 @@
 #include "informers/informer.h"
 
+#include <string_view>
 #include <thread>
+#include <tuple>
+
+#include "api/kinds.h"
 
 namespace berth::informers {
 
@@ -20,64 +24,86 @@ template class Informer<api::LVMVolumeGroup>;
 template class Informer<api::LVMLogicalVolume>;
 template class Informer<api::ReplicatedVolume>;
 
+namespace {
+
 template <typename T>
-std::unique_ptr<Informer<T>> InformerFactory::Make(client::KubeClient& client,
-                                                   const ReflectorOptions& base, std::string kind,
-                                                   std::string path, bool optional,
-                                                   typename Informer<T>::Decoder decode,
-                                                   api::Store<T>* store) {
+using Spec = InformerFactory::KindSpec<T>;
+using O = api::ClusterObjects;
+namespace kind = api::kind;
+#define BERTH_DECKHOUSE "/apis/storage.deckhouse.io/v1alpha1/"
+
+// The kind table: a new kind is one row here (and its requeue event in
+// cmd/berth/app/run/cluster_feed.h). Start order = row order.
+const auto kKinds = std::make_tuple(
+    Spec<api::Pod>{kind::kPod, "/api/v1/pods", false, api::DecodePod, &O::pods},
+    Spec<api::Node>{kind::kNode, "/api/v1/nodes", false, api::DecodeNode, nullptr},
+    Spec<api::PersistentVolumeClaim>{kind::kPersistentVolumeClaim, "/api/v1/persistentvolumeclaims",
+                                     false, api::DecodePersistentVolumeClaim, &O::pvcs},
+    Spec<api::PersistentVolume>{kind::kPersistentVolume, "/api/v1/persistentvolumes", false,
+                                api::DecodePersistentVolume, &O::pvs},
+    Spec<api::StorageClass>{kind::kStorageClass, "/apis/storage.k8s.io/v1/storageclasses", false,
+                            api::DecodeStorageClass, &O::storage_classes},
+    Spec<api::CSINode>{kind::kCSINode, "/apis/storage.k8s.io/v1/csinodes", false,
+                       api::DecodeCSINode, &O::csi_nodes},
+    Spec<api::Namespace>{kind::kNamespace, "/api/v1/namespaces", false, api::DecodeNamespace,
+                         &O::namespaces},
+    Spec<api::Service>{kind::kService, "/api/v1/services", false, api::DecodeService, &O::services},
+    Spec<api::PodGroup>{kind::kPodGroup, "/apis/scheduling.x-k8s.io/v1alpha1/podgroups", true,
+                        api::DecodePodGroup, &O::pod_groups},
+    // Read by DefaultPreemption to spare victims whose budget allows no disruption.
+    Spec<api::PodDisruptionBudget>{kind::kPodDisruptionBudget,
+                                   "/apis/policy/v1/poddisruptionbudgets", false,
+                                   api::DecodePodDisruptionBudget, &O::pdbs},
+    // Deckhouse replicated storage (ReplicatedStorage plugin); cluster-scoped CRDs, optional.
+    Spec<api::ReplicatedStorageClass>{
+        kind::kReplicatedStorageClass, BERTH_DECKHOUSE "replicatedstorageclasses", true,
+        api::DecodeReplicatedStorageClass, &O::replicated_storage_classes},
+    Spec<api::ReplicatedStoragePool>{
+        kind::kReplicatedStoragePool, BERTH_DECKHOUSE "replicatedstoragepools", true,
+        api::DecodeReplicatedStoragePool, &O::replicated_storage_pools},
+    Spec<api::LVMVolumeGroup>{kind::kLVMVolumeGroup, BERTH_DECKHOUSE "lvmvolumegroups", true,
+                              api::DecodeLVMVolumeGroup, &O::lvm_volume_groups},
+    Spec<api::LVMLogicalVolume>{kind::kLVMLogicalVolume, BERTH_DECKHOUSE "lvmlogicalvolumes", true,
+                                api::DecodeLVMLogicalVolume, &O::lvm_logical_volumes},
+    Spec<api::ReplicatedVolume>{kind::kReplicatedVolume, BERTH_DECKHOUSE "replicatedvolumes", true,
+                                api::DecodeReplicatedVolume, &O::replicated_volumes});
+#undef BERTH_DECKHOUSE
+
+}  // namespace
+
+template <typename T>
+void InformerFactory::Add(client::KubeClient& client, const ReflectorOptions& base,
+                          api::ClusterObjects& objects, const KindSpec<T>& spec) {
   ReflectorOptions options = base;
-  options.kind = std::move(kind);
-  options.list_path = std::move(path);
-  options.optional = optional;
-  auto informer = std::make_unique<Informer<T>>(client, std::move(options), decode, store);
+  options.kind = spec.kind;
+  options.list_path = spec.list_path;
+  options.optional = spec.optional;
+  api::Store<T>* store = spec.store == nullptr ? nullptr : &(objects.*(spec.store));
+  auto informer = std::make_shared<Informer<T>>(client, std::move(options), spec.decode, store);
   Informer<T>* p = informer.get();
   entries_.push_back(Entry{[p] { p->Start(); }, [p] { p->RequestStop(); }, [p] { p->Join(); },
                            [p] { return p->HasSynced(); }, [p] { return p->stats(); }, p->kind()});
-  return informer;
+  informers_[std::type_index(typeid(T))] = std::move(informer);
 }
 
 InformerFactory::InformerFactory(client::KubeClient& client, api::ClusterObjects& objects,
-                                 ReflectorOptions base) {
-  pods_ = Make<api::Pod>(client, base, "Pod", "/api/v1/pods", false, api::DecodePod, &objects.pods);
-  nodes_ = Make<api::Node>(client, base, "Node", "/api/v1/nodes", false, api::DecodeNode, nullptr);
-  pvcs_ = Make<api::PersistentVolumeClaim>(client, base, "PersistentVolumeClaim",
-                                           "/api/v1/persistentvolumeclaims", false,
-                                           api::DecodePersistentVolumeClaim, &objects.pvcs);
-  pvs_ = Make<api::PersistentVolume>(client, base, "PersistentVolume", "/api/v1/persistentvolumes",
-                                     false, api::DecodePersistentVolume, &objects.pvs);
-  storage_classes_ = Make<api::StorageClass>(client, base, "StorageClass",
-                                             "/apis/storage.k8s.io/v1/storageclasses", false,
-                                             api::DecodeStorageClass, &objects.storage_classes);
-  csi_nodes_ = Make<api::CSINode>(client, base, "CSINode", "/apis/storage.k8s.io/v1/csinodes",
-                                  false, api::DecodeCSINode, &objects.csi_nodes);
-  namespaces_ = Make<api::Namespace>(client, base, "Namespace", "/api/v1/namespaces", false,
-                                     api::DecodeNamespace, &objects.namespaces);
-  services_ = Make<api::Service>(client, base, "Service", "/api/v1/services", false,
-                                 api::DecodeService, &objects.services);
-  pod_groups_ =
-      Make<api::PodGroup>(client, base, "PodGroup", "/apis/scheduling.x-k8s.io/v1alpha1/podgroups",
-                          true, api::DecodePodGroup, &objects.pod_groups);
-  // Read by DefaultPreemption to spare victims whose budget allows no disruption.
-  pdbs_ = Make<api::PodDisruptionBudget>(client, base, "PodDisruptionBudget",
-                                         "/apis/policy/v1/poddisruptionbudgets", false,
-                                         api::DecodePodDisruptionBudget, &objects.pdbs);
-  // Deckhouse replicated storage (ReplicatedStorage plugin); cluster-scoped CRDs, optional.
-  const std::string deckhouse = "/apis/storage.deckhouse.io/v1alpha1/";
-  rscs_ = Make<api::ReplicatedStorageClass>(
-      client, base, "ReplicatedStorageClass", deckhouse + "replicatedstorageclasses", true,
-      api::DecodeReplicatedStorageClass, &objects.replicated_storage_classes);
-  rsps_ = Make<api::ReplicatedStoragePool>(
-      client, base, "ReplicatedStoragePool", deckhouse + "replicatedstoragepools", true,
-      api::DecodeReplicatedStoragePool, &objects.replicated_storage_pools);
-  lvgs_ = Make<api::LVMVolumeGroup>(client, base, "LVMVolumeGroup", deckhouse + "lvmvolumegroups",
-                                    true, api::DecodeLVMVolumeGroup, &objects.lvm_volume_groups);
-  llvs_ = Make<api::LVMLogicalVolume>(client, base, "LVMLogicalVolume",
-                                      deckhouse + "lvmlogicalvolumes", true,
-                                      api::DecodeLVMLogicalVolume, &objects.lvm_logical_volumes);
-  rvs_ = Make<api::ReplicatedVolume>(client, base, "ReplicatedVolume",
-                                     deckhouse + "replicatedvolumes", true,
-                                     api::DecodeReplicatedVolume, &objects.replicated_volumes);
+                                 ReflectorOptions base,
+                                 const std::optional<std::set<std::string>>& kinds) {
+  auto wanted = [&kinds](const char* k) {
+    return !kinds || kinds->count(k) > 0 || std::string_view(k) == kind::kPod ||
+           std::string_view(k) == kind::kNode;
+  };
+  std::apply(
+      [&](const auto&... spec) {
+        ((wanted(spec.kind) ? Add(client, base, objects, spec) : void()), ...);
+      },
+      kKinds);
+}
+
+std::vector<std::string> InformerFactory::Kinds() const {
+  std::vector<std::string> out;
+  for (const auto& e : entries_) out.push_back(e.kind);
+  return out;
 }
 
 InformerFactory::~InformerFactory() { Stop(); }

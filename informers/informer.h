@@ -4,17 +4,23 @@
 // handlers run in registration order, on the informer's own thread, in event order — so a handler
 // that reads the store sees at least the object it was called with.
 //
-// InformerFactory builds berth's standard set (pods in all namespaces, nodes, PVCs, PVs,
-// StorageClasses, CSINodes, namespaces, services, and PodGroups — optional: a missing CRD is
-// fine and picked up when it appears), filling the api::ClusterObjects stores.
+// InformerFactory builds berth's standard informers from one table (informer.cc: kind, list
+// path, optional, decoder, store), or the subset a configuration needs: pods in all namespaces
+// and nodes always, then PVCs, PVs, StorageClasses, CSINodes, namespaces, services, PDBs, and
+// the optional CRDs (PodGroups, storage.deckhouse.io: an absent CRD answers 404, is reported
+// absent, and is picked up when it appears), filling the api::ClusterObjects stores.
 //
 // Lifetime: handlers are added before Start(); Stop() (or destruction) joins the threads, within
 // ~1 s unless a list request is in flight (bounded by ReflectorOptions::request_timeout).
 
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
+#include <typeindex>
 #include <utility>
 #include <vector>
 
@@ -118,35 +124,30 @@ extern template class Informer<api::ReplicatedVolume>;
 
 // Builds and runs the standard informers. `client` and `objects` must outlive the factory.
 // `base` supplies the tuning (backoff, timeouts, poll interval, log); kind, list_path and optional
-// are set per informer. Accessors are for adding handlers before Start().
+// are set per informer. `kinds` (api/kinds.h names) selects the informers to run besides Pods
+// and Nodes; nullopt runs them all. Accessors are for adding handlers before Start().
 class InformerFactory {
  public:
   InformerFactory(client::KubeClient& client, api::ClusterObjects& objects,
-                  ReflectorOptions base = {});
+                  ReflectorOptions base = {},
+                  const std::optional<std::set<std::string>>& kinds = std::nullopt);
   ~InformerFactory();  // Stop()s
 
-  Informer<api::Pod>& pods() { return *pods_; }
-  Informer<api::Node>& nodes() { return *nodes_; }
-  Informer<api::PersistentVolumeClaim>& pvcs() { return *pvcs_; }
-  Informer<api::PersistentVolume>& pvs() { return *pvs_; }
-  Informer<api::StorageClass>& storage_classes() { return *storage_classes_; }
-  Informer<api::CSINode>& csi_nodes() { return *csi_nodes_; }
-  Informer<api::Namespace>& namespaces() { return *namespaces_; }
-  Informer<api::Service>& services() { return *services_; }
-  Informer<api::PodGroup>& pod_groups() { return *pod_groups_; }
-  Informer<api::PodDisruptionBudget>& pdbs() { return *pdbs_; }
-  // storage.deckhouse.io/v1alpha1 (ReplicatedStorage plugin); optional like PodGroups: absent
-  // CRDs leave the stores empty and are picked up when they appear.
-  Informer<api::ReplicatedStorageClass>& replicated_storage_classes() { return *rscs_; }
-  Informer<api::ReplicatedStoragePool>& replicated_storage_pools() { return *rsps_; }
-  Informer<api::LVMVolumeGroup>& lvm_volume_groups() { return *lvgs_; }
-  Informer<api::LVMLogicalVolume>& lvm_logical_volumes() { return *llvs_; }
-  Informer<api::ReplicatedVolume>& replicated_volumes() { return *rvs_; }
+  Informer<api::Pod>& pods() { return *Find<api::Pod>(); }
+  Informer<api::Node>& nodes() { return *Find<api::Node>(); }
+  // The informer of T's kind, or nullptr when this factory does not run it.
+  template <typename T>
+  Informer<T>* Find() {
+    auto it = informers_.find(std::type_index(typeid(T)));
+    return it == informers_.end() ? nullptr : static_cast<Informer<T>*>(it->second.get());
+  }
 
   void Start();
   // Signals every informer, then joins them all.
   void Stop();
 
+  // The kinds this factory runs, in start order.
+  std::vector<std::string> Kinds() const;
   bool HasSynced() const;
   // Kinds whose first list has not completed yet ("Pod", "Node", ...).
   std::vector<std::string> Unsynced() const;
@@ -156,6 +157,16 @@ class InformerFactory {
   // Per-kind counters, for metrics.
   std::vector<std::pair<std::string, ReflectorStats>> Stats() const;
 
+  // One row of the kind table (informer.cc).
+  template <typename T>
+  struct KindSpec {
+    const char* kind;
+    const char* list_path;
+    bool optional;  // a CRD that may be absent
+    typename Informer<T>::Decoder decode;
+    api::Store<T> api::ClusterObjects::*store;  // nullptr: the informer keeps its own
+  };
+
  private:
   struct Entry {
     std::function<void()> start, request_stop, join;
@@ -164,26 +175,11 @@ class InformerFactory {
     std::string kind;
   };
   template <typename T>
-  std::unique_ptr<Informer<T>> Make(client::KubeClient& client, const ReflectorOptions& base,
-                                    std::string kind, std::string path, bool optional,
-                                    typename Informer<T>::Decoder decode, api::Store<T>* store);
+  void Add(client::KubeClient& client, const ReflectorOptions& base, api::ClusterObjects& objects,
+           const KindSpec<T>& spec);
 
   std::vector<Entry> entries_;
-  std::unique_ptr<Informer<api::Pod>> pods_;
-  std::unique_ptr<Informer<api::Node>> nodes_;
-  std::unique_ptr<Informer<api::PersistentVolumeClaim>> pvcs_;
-  std::unique_ptr<Informer<api::PersistentVolume>> pvs_;
-  std::unique_ptr<Informer<api::StorageClass>> storage_classes_;
-  std::unique_ptr<Informer<api::CSINode>> csi_nodes_;
-  std::unique_ptr<Informer<api::Namespace>> namespaces_;
-  std::unique_ptr<Informer<api::Service>> services_;
-  std::unique_ptr<Informer<api::PodGroup>> pod_groups_;
-  std::unique_ptr<Informer<api::PodDisruptionBudget>> pdbs_;
-  std::unique_ptr<Informer<api::ReplicatedStorageClass>> rscs_;
-  std::unique_ptr<Informer<api::ReplicatedStoragePool>> rsps_;
-  std::unique_ptr<Informer<api::LVMVolumeGroup>> lvgs_;
-  std::unique_ptr<Informer<api::LVMLogicalVolume>> llvs_;
-  std::unique_ptr<Informer<api::ReplicatedVolume>> rvs_;
+  std::map<std::type_index, std::shared_ptr<void>> informers_;
 };
 
 }  // namespace berth::informers

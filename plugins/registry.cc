@@ -1,5 +1,6 @@
 #include "plugins/registry.h"
 
+#include "api/kinds.h"
 #include "base/log.h"
 #include "plugins/coscheduling/coscheduling.h"
 #include "plugins/default_binder/default_binder.h"
@@ -28,37 +29,49 @@
 namespace berth::plugins {
 
 framework::Registry NewInTreeRegistry() {
+  namespace kind = api::kind;
+  // The storage kinds the volume plugins read and requeue on.
+  const std::vector<std::string> kVolumes = {kind::kPersistentVolumeClaim, kind::kPersistentVolume,
+                                             kind::kStorageClass};
+  auto plus = [](std::vector<std::string> a, std::vector<std::string> b) {
+    a.insert(a.end(), b.begin(), b.end());
+    return a;
+  };
   framework::Registry r;
-  // Registration fails only for a duplicate name, a bug in this list: say so.
-#define BERTH_REGISTER(ns)                                                     \
-  if (auto ok = r.Register(ns::kName, ns::New); !ok) {                         \
+  // The list after the plugin is the kinds it reads besides Pods and Nodes (its stores and its
+  // events' resources). Registration fails only for a duplicate name, a bug in this list: say so.
+#define BERTH_REGISTER(ns, ...)                                                \
+  if (auto ok = r.Register(ns::kName, ns::New, __VA_ARGS__); !ok) {            \
     BERTH_ERROR() << "registering plugin " << ns::kName << ": " << ok.error(); \
   }
-  BERTH_REGISTER(priority_sort);
-  BERTH_REGISTER(scheduling_gates);
-  BERTH_REGISTER(node_unschedulable);
-  BERTH_REGISTER(node_name);
-  BERTH_REGISTER(taint_toleration);
-  BERTH_REGISTER(node_affinity);
-  BERTH_REGISTER(node_ports);
-  BERTH_REGISTER(node_resources_fit);
-  BERTH_REGISTER(node_resources_balanced_allocation);
-  BERTH_REGISTER(image_locality);
-  BERTH_REGISTER(default_binder);
-  BERTH_REGISTER(node_label);
-  BERTH_REGISTER(coscheduling);
-  BERTH_REGISTER(pod_topology_spread);
-  BERTH_REGISTER(inter_pod_affinity);
-  BERTH_REGISTER(node_volume_limits);
-  BERTH_REGISTER(volume_restrictions);
-  BERTH_REGISTER(volume_binding);
-  BERTH_REGISTER(volume_zone);
-  BERTH_REGISTER(default_preemption);
+  BERTH_REGISTER(priority_sort, {});
+  BERTH_REGISTER(scheduling_gates, {});
+  BERTH_REGISTER(node_unschedulable, {});
+  BERTH_REGISTER(node_name, {});
+  BERTH_REGISTER(taint_toleration, {});
+  BERTH_REGISTER(node_affinity, {});
+  BERTH_REGISTER(node_ports, {});
+  BERTH_REGISTER(node_resources_fit, {});
+  BERTH_REGISTER(node_resources_balanced_allocation, {});
+  BERTH_REGISTER(image_locality, {});
+  BERTH_REGISTER(default_binder, {});
+  BERTH_REGISTER(node_label, {});
+  BERTH_REGISTER(coscheduling, {kind::kPodGroup});
+  BERTH_REGISTER(pod_topology_spread, {kind::kService});
+  BERTH_REGISTER(inter_pod_affinity, {kind::kNamespace});
+  BERTH_REGISTER(node_volume_limits, plus(kVolumes, {kind::kCSINode}));
+  BERTH_REGISTER(volume_restrictions, {kind::kPersistentVolumeClaim});
+  BERTH_REGISTER(volume_binding, plus(kVolumes, {kind::kCSINode}));
+  BERTH_REGISTER(volume_zone, kVolumes);
+  BERTH_REGISTER(default_preemption, {kind::kPodDisruptionBudget});
   // Legacy Policy plugins (config/policy.h); not in the default profile.
-  BERTH_REGISTER(service_affinity);
-  BERTH_REGISTER(selector_spread);
+  BERTH_REGISTER(service_affinity, {kind::kService});
+  BERTH_REGISTER(selector_spread, {kind::kService});
   // Deckhouse replicated storage (seed 000); not in the default profile.
-  BERTH_REGISTER(replicated_storage);
+  BERTH_REGISTER(
+      replicated_storage,
+      plus(kVolumes, {kind::kReplicatedStorageClass, kind::kReplicatedStoragePool,
+                      kind::kLVMVolumeGroup, kind::kLVMLogicalVolume, kind::kReplicatedVolume}));
 #undef BERTH_REGISTER
   return r;
 }

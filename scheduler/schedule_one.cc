@@ -494,10 +494,11 @@ void Scheduler::FailureHandler(runtime::Framework& fwk, const queue::QueuedPodIn
     qpi->pending_plugins = diag->pending_plugins;
   }
   // Upstream re-reads the pod first: one deleted meanwhile, or bound by someone else, is
-  // neither requeued nor reported.
+  // neither requeued nor reported. A Bind that found the pod gone says so before the informer
+  // has caught up.
   const framework::PodInfo& pod = *qpi->pod_info;
   auto current = deps_.objects->pods.Get(pod.Namespace(), pod.Name());
-  if (current == nullptr || current->metadata.uid != pod.Uid() ||
+  if (status.IsPodGone() || current == nullptr || current->metadata.uid != pod.Uid() ||
       !current->spec.node_name.empty()) {
     queue_->Done(pod.Uid());
     return;

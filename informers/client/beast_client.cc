@@ -6,17 +6,13 @@
 #include <thread>
 #include <utility>
 
-#include "informers/client/http_connection.h"
-
 namespace berth::client {
 
-using internal::Connection;
-using internal::IoError;
 using Clock = std::chrono::steady_clock;
 
 struct BeastClient::Attempt {
   std::optional<Response> response;
-  std::optional<IoError> error;
+  std::optional<HttpError> error;
 };
 
 namespace {
@@ -44,21 +40,20 @@ BeastClient::BeastClient(ClientConfig cfg, float qps, int burst, ClientOptions o
       opts_(std::move(opts)),
       limiter_(qps, burst, opts_.limiter_clock ? opts_.limiter_clock : SteadyLimiterClock()),
       tokens_(cfg_.token, cfg_.token_file) {
-  auto addr = internal::ParseServer(cfg_.server);
-  if (!addr.ok()) {
-    init_error_ = addr.error();
+  HttpClientOptions http;
+  http.max_idle_connections = opts_.max_idle_connections;
+  http.idle_timeout = opts_.idle_timeout;
+  auto target = ParseTarget(cfg_.server);
+  if (!target.ok()) {
+    init_error_ = target.error();
     return;
   }
-  addr_ = std::make_unique<internal::ServerAddress>(std::move(*addr));
-  if (addr_->tls) {
-    auto tls = internal::MakeTlsContext(cfg_);
-    if (!tls.ok()) {
-      init_error_ = tls.error();
-      return;
-    }
-    tls_ = std::move(*tls);
+  auto created = HttpClient::Create(std::move(*target), cfg_, http);
+  if (!created.ok()) {
+    init_error_ = created.error();
+    return;
   }
-  verify_name_ = cfg_.tls_server_name.empty() ? addr_->host : cfg_.tls_server_name;
+  http_ = std::move(*created);
 }
 
 BeastClient::~BeastClient() = default;
@@ -70,8 +65,8 @@ Ok BeastClient::InitStatus() const {
 
 ClientStats BeastClient::Stats() const {
   ClientStats s;
-  s.connections_opened = connections_opened_.load();
-  s.attempts = attempts_.load();
+  s.connections_opened = http_ ? http_->connections_opened() : 0;
+  s.attempts = http_ ? http_->requests_sent() : 0;
   s.retries = retries_.load();
   s.rate_limit_wait = limiter_.TotalWaited();
   return s;
@@ -93,10 +88,6 @@ Result<std::vector<std::pair<std::string, std::string>>> BeastClient::Headers(co
   return h;
 }
 
-std::unique_ptr<Connection> BeastClient::NewConnection() {
-  return std::make_unique<Connection>(*addr_, tls_, verify_name_);
-}
-
 std::chrono::milliseconds BeastClient::Backoff(int retry) const {
   auto d = opts_.initial_backoff;
   for (int i = 1; i < retry && d < opts_.max_backoff; ++i) d *= 2;
@@ -106,56 +97,16 @@ std::chrono::milliseconds BeastClient::Backoff(int retry) const {
 void BeastClient::TryOnce(const Request& req, std::chrono::milliseconds timeout, Attempt* out) {
   auto headers = Headers(req);
   if (!headers.ok()) {
-    out->error = IoError{headers.error(), false};
+    out->error = HttpError{headers.error(), false};
     return;
   }
-  internal::WireRequest wire{req.method, req.path, std::move(*headers), req.body};
-  const Clock::time_point deadline = Clock::now() + timeout;
-  // A pooled connection the server closed while idle fails before any response byte: replay on
-  // another connection without counting an attempt. Like Go's transport, only when the request
-  // may be replayed.
-  for (;;) {
-    std::unique_ptr<Connection> conn;
-    {
-      std::lock_guard<std::mutex> lock(pool_mu_);
-      const auto now = Clock::now();
-      while (!idle_.empty() && !conn) {
-        Idle idle = std::move(idle_.back());
-        idle_.pop_back();
-        if (now - idle.since < opts_.idle_timeout) conn = std::move(idle.conn);
-      }
-    }
-    const bool reused = conn != nullptr;
-    if (!reused) {
-      conn = NewConnection();
-      if (auto err = conn->Connect(deadline)) {
-        out->error = std::move(err);
-        return;
-      }
-      connections_opened_.fetch_add(1);
-    }
-    attempts_.fetch_add(1);
-    std::optional<IoError> err = conn->Send(wire, deadline);
-    if (!err) {
-      auto res = conn->ReadResponse(deadline);
-      if (auto* r = std::get_if<Response>(&res)) {
-        if (conn->reusable()) {
-          std::lock_guard<std::mutex> lock(pool_mu_);
-          if (static_cast<int>(idle_.size()) < opts_.max_idle_connections) {
-            idle_.push_back(Idle{std::move(conn), Clock::now()});
-          }
-        }
-        out->response = std::move(*r);
-        return;
-      }
-      err = std::move(std::get<IoError>(res));
-    }
-    if (reused && err->nothing_received && (req.retry || req.method == "GET") &&
-        Clock::now() < deadline) {
-      continue;
-    }
-    out->error = std::move(err);
-    return;
+  HttpRequest http{req.method, req.path, std::move(*headers), req.body};
+  // A stale pooled connection is replaced only when the request may be replayed.
+  auto res = http_->RoundTrip(http, Clock::now() + timeout, req.retry || req.method == "GET");
+  if (auto* e = std::get_if<HttpError>(&res)) {
+    out->error = std::move(*e);
+  } else {
+    out->response = std::move(std::get<Response>(res));
   }
 }
 
@@ -193,22 +144,18 @@ Result<int> BeastClient::Stream(const Request& req,
   if (!init_error_.empty()) return Error{Describe(req) + ": " + init_error_};
   auto headers = Headers(req);
   if (!headers.ok()) return Error{Describe(req) + ": " + headers.error()};
-  internal::WireRequest wire{req.method, req.path, std::move(*headers), req.body};
+  HttpRequest http{req.method, req.path, std::move(*headers), req.body};
   const auto timeout = req.timeout.count() > 0 ? req.timeout : opts_.timeout;
   limiter_.Wait();
   const Clock::time_point head_deadline = Clock::now() + timeout;
-  auto fail = [&](const IoError& e) -> Result<int> {
+  auto fail = [&](const HttpError& e) -> Result<int> {
     if (e.stopped) return 200;  // *stop before the stream started
     return Error{Describe(req) + ": " + e.message};
   };
-  Connection conn(*addr_, tls_, verify_name_);
-  if (auto err = conn.Connect(head_deadline, stop)) return fail(*err);
-  connections_opened_.fetch_add(1);
-  attempts_.fetch_add(1);
-  if (auto err = conn.Send(wire, head_deadline, stop)) return fail(*err);
-  auto head = conn.ReadHead(head_deadline, stop);
-  if (auto* e = std::get_if<IoError>(&head)) return fail(*e);
-  const int status = std::get<int>(head);
+  auto opened = http_->OpenStream(http, head_deadline, stop);
+  if (auto* e = std::get_if<HttpError>(&opened)) return fail(*e);
+  HttpStream& conn = *std::get<std::unique_ptr<HttpStream>>(opened);
+  const int status = conn.status();
 
   if (status != 200) {
     std::string body;
@@ -237,7 +184,7 @@ Result<int> BeastClient::Stream(const Request& req,
     return true;
   };
   auto body = conn.ReadBody(on_data, Clock::time_point::max(), stop);
-  if (auto* e = std::get_if<IoError>(&body)) return fail(*e);
+  if (auto* e = std::get_if<HttpError>(&body)) return fail(*e);
   // The server closed the stream: a final line without its newline is still delivered (a
   // truncated object then fails to decode in the caller, which re-lists or re-watches).
   if (std::get<bool>(body) && !pending.empty() && !(stop != nullptr && stop->load())) {

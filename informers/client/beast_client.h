@@ -1,6 +1,7 @@
 #pragma once
-// BeastClient: the KubeClient that talks to a real API server over HTTPS (Boost.Beast + OpenSSL),
-// or plain HTTP for http:// servers.
+// BeastClient: the KubeClient that talks to a real API server over HTTPS, or plain HTTP for
+// http:// servers: the API server's auth, rate limit and retries over the one HttpClient
+// (http_client.h, Boost.Beast + OpenSSL).
 //
 //  - TLS: the server certificate is verified against ClientConfig::ca_pem (or the system roots
 //    when empty) and must name tls_server_name or the server's host (IP SANs work);
@@ -26,16 +27,11 @@
 #include <vector>
 
 #include "informers/client/config.h"
+#include "informers/client/http_client.h"
 #include "informers/client/kube_client.h"
 #include "informers/client/rate_limiter.h"
 
 namespace berth::client {
-
-namespace internal {
-class Connection;
-class TlsContext;
-struct ServerAddress;
-}  // namespace internal
 
 struct ClientOptions {
   int max_retries = 5;                             // up to 1 + max_retries attempts
@@ -75,34 +71,22 @@ class BeastClient final : public KubeClient {
   ClientStats Stats() const;
 
  private:
-  struct Idle {
-    std::unique_ptr<internal::Connection> conn;
-    std::chrono::steady_clock::time_point since;
-  };
   struct Attempt;
 
   std::string Describe(const Request& req) const;
   // Headers common to Do and Stream; Error when the token file cannot be read.
   Result<std::vector<std::pair<std::string, std::string>>> Headers(const Request& req);
-  std::unique_ptr<internal::Connection> NewConnection();
-  // One attempt of Do: a pooled (or new) connection, send, read. Sets *response or *error.
+  // One attempt of Do (HttpClient::RoundTrip). Sets *response or *error.
   void TryOnce(const Request& req, std::chrono::milliseconds timeout, Attempt* out);
   std::chrono::milliseconds Backoff(int retry) const;
 
   const ClientConfig cfg_;
   const ClientOptions opts_;
   std::string init_error_;
-  std::unique_ptr<internal::ServerAddress> addr_;
-  std::shared_ptr<internal::TlsContext> tls_;
-  std::string verify_name_;
+  std::unique_ptr<HttpClient> http_;  // null when init_error_ is set
   TokenBucket limiter_;
   TokenSource tokens_;
-  std::atomic<uint64_t> connections_opened_{0};
-  std::atomic<uint64_t> attempts_{0};
   std::atomic<uint64_t> retries_{0};
-  // Guarded by pool_mu_:
-  std::mutex pool_mu_;
-  std::vector<Idle> idle_;
 };
 
 // The production constructor (see BeastClient).

@@ -22,19 +22,15 @@
 
 #include "base/result.h"
 #include "informers/client/config.h"
+#include "informers/client/http_client.h"
 #include "informers/client/kube_client.h"
 
 namespace berth::client::internal {
 
-using Deadline = std::chrono::steady_clock::time_point;
+using client::Deadline;
 
-// "https://host:port" split up. Port defaults to 443 (https) or 80 (http).
-struct ServerAddress {
-  bool tls = true;
-  std::string host;         // without IPv6 brackets
-  std::string port;         // decimal
-  std::string host_header;  // as sent in Host: "host:port", IPv6 in brackets
-};
+// "https://host:port" split up (the public HttpTarget).
+using ServerAddress = HttpTarget;
 // Error: `invalid server URL "x": <why>`.
 Result<ServerAddress> ParseServer(const std::string& server);
 

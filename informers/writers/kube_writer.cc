@@ -2,9 +2,9 @@
 
 #include <cstdio>
 
-#include "base/log.h"
 #include "api/decode.h"
 #include "api/json/parse.h"
+#include "base/log.h"
 
 namespace berth::writers {
 
@@ -29,7 +29,7 @@ Value Str(const std::string& s) { return Value::String(s); }
 
 // PATCH pods/{name}/status with {"status": status} (strategic merge).
 Result<client::Response> PatchPodStatus(client::KubeClient& client, const api::Pod& pod,
-                                                Value status) {
+                                        Value status) {
   Value patch = Value::MakeObject();
   patch.Set("status", std::move(status));
   client::Request req;
@@ -42,8 +42,7 @@ Result<client::Response> PatchPodStatus(client::KubeClient& client, const api::P
 
 }  // namespace
 
-KubeApiWriter::KubeApiWriter(client::KubeClient& client, GoneFn on_gone)
-    : client_(client), on_gone_(std::move(on_gone)) {}
+KubeApiWriter::KubeApiWriter(client::KubeClient& client) : client_(client) {}
 
 framework::Status KubeApiWriter::Bind(const api::Pod& pod, const std::string& node) {
   Value meta = Value::MakeObject();
@@ -67,28 +66,30 @@ framework::Status KubeApiWriter::Bind(const api::Pod& pod, const std::string& no
   if (resp->status == 201 || resp->status == 200) return {};
   const std::string msg = ApiMessage(*resp);
   if (resp->status == 404) {
-    if (on_gone_) on_gone_(pod, nullptr);
-    return framework::Status::Error("pod " + pod.Key() + " is gone: " + msg);
+    return framework::Status::PodGone("pod " + pod.Key() + " is gone: " + msg);
   }
   if (resp->status == 409) {
     // Read the pod back: a replayed request may already have bound it to this node.
     client::Request get;
     get.path = PodPath(pod);
     auto cur = client_.Do(get);
+    const std::string rejected = "binding rejected (409): " + msg;
     if (cur.ok() && cur->status == 200) {
       auto v = api::json::ParseJson(cur->body);
       if (v.ok()) {
         auto p = api::DecodePod(*v);
         if (p.ok()) {
           if (p->spec.node_name == node && p->metadata.uid == pod.metadata.uid) return {};
-          auto current = std::make_shared<api::Pod>(std::move(*p));
-          if (on_gone_) on_gone_(pod, current);
+          // Bound elsewhere or replaced (an unbound pod of the same uid would not be a 409).
+          if (p->metadata.uid != pod.metadata.uid || !p->spec.node_name.empty()) {
+            return framework::Status::PodGone(rejected);
+          }
         }
       }
-    } else if (cur.ok() && cur->status == 404 && on_gone_) {
-      on_gone_(pod, nullptr);
+    } else if (cur.ok() && cur->status == 404) {
+      return framework::Status::PodGone(rejected);
     }
-    return framework::Status::Error("binding rejected (409): " + msg);
+    return framework::Status::Error(rejected);
   }
   return framework::Status::Error("binding failed (HTTP " + std::to_string(resp->status) +
                                   "): " + msg);

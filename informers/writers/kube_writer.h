@@ -27,14 +27,13 @@ namespace berth::writers {
 
 class KubeApiWriter final : public framework::ApiWriter {
  public:
-  // on_gone(pod, current) is called when the API server says the pod no longer needs us: 404
-  // (deleted; current == nullptr) or 409 because someone else bound it (current is the pod as
-  // read back). The daemon updates its object store there, so the failure is dropped quietly.
-  using GoneFn = std::function<void(const api::Pod& pod, std::shared_ptr<const api::Pod> current)>;
-  KubeApiWriter(client::KubeClient& client, GoneFn on_gone);
+  explicit KubeApiWriter(client::KubeClient& client);
 
   // Success on 201, or on 409 when the pod is already bound to this very node (a retried
-  // request that had landed). Error otherwise, with the API server's message.
+  // request that had landed). Status::PodGone when the API server says the pod no longer needs
+  // us: 404 (deleted), or 409 and the pod read back is bound elsewhere, has another uid or is
+  // gone. Error otherwise, with the API server's message. Never writes to any object store: the
+  // scheduler's failure handler drops a gone pod, and the informer reports the change.
   framework::Status Bind(const api::Pod& pod, const std::string& node) override;
   // Volume binding (kube_volume_writer.cc): merge PATCH of the PVC's annotations / the PV's
   // spec.claimRef and annotations, with metadata.resourceVersion as precondition. Success on
@@ -60,7 +59,6 @@ class KubeApiWriter final : public framework::ApiWriter {
 
  private:
   client::KubeClient& client_;
-  GoneFn on_gone_;
   std::string instance_ = "berth-scheduler";
   std::atomic<uint64_t> event_seq_{0};
 };

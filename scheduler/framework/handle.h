@@ -26,7 +26,8 @@ class ApiWriter {
  public:
   virtual ~ApiWriter() = default;
   // POST pods/{name}/binding with the pod's uid as precondition. Error on failure; a 409/404
-  // comes back as Error too with a message naming the code.
+  // comes back as Error too with a message naming the code, and as Status::PodGone when the pod
+  // is known to be deleted, replaced or bound elsewhere.
   virtual Status Bind(const api::Pod& pod, const std::string& node) = 0;
 
   // Volume binding (VolumeBinding's PreBind, as upstream's binder bindAPIUpdate). Both are merge

@@ -1,8 +1,8 @@
 #pragma once
 // Status: the outcome of a plugin call, with upstream's codes and reason strings.
-//   kSuccess                      ok (a default-constructed Status is Success; it allocates nothing)
-//   kError                        internal error: aborts the cycle; the pod backs off (SchedulerError)
-//   kUnschedulable                rejected; preemption (PostFilter) may help
+//   kSuccess                      ok (a default-constructed Status is Success; it allocates
+//   nothing) kError                        internal error: aborts the cycle; the pod backs off
+//   (SchedulerError) kUnschedulable                rejected; preemption (PostFilter) may help
 //   kUnschedulableAndUnresolvable rejected; preemption would not help on this node
 //   kWait                         Permit only: hold the pod as a waiting pod
 //   kSkip                         PreFilter/PreScore: skip the coupled Filter/Score; Bind: not mine
@@ -41,7 +41,8 @@ class [[nodiscard]] Status {
   Status(Code code, std::vector<std::string> reasons) : code_(code) {
     if (!reasons.empty()) Mutable().reasons = std::move(reasons);
   }
-  Status(const Status& o) : code_(o.code_), rep_(o.rep_ ? std::make_unique<Rep>(*o.rep_) : nullptr) {}
+  Status(const Status& o)
+      : code_(o.code_), rep_(o.rep_ ? std::make_unique<Rep>(*o.rep_) : nullptr) {}
   Status& operator=(const Status& o) {
     if (this != &o) {
       code_ = o.code_;
@@ -62,12 +63,22 @@ class [[nodiscard]] Status {
   }
   static Status Skip() { return Status(Code::kSkip, std::string()); }
   static Status Wait() { return Status(Code::kWait, std::string()); }
+  // An Error from Bind saying the pod no longer needs binding: deleted (404), or bound elsewhere
+  // or replaced by a pod of the same name (409, confirmed by reading it back). The scheduler's
+  // failure handler forgets such a pod quietly (no event, no requeue), as upstream does when its
+  // re-read of the pod finds it gone; the informer's delete or update follows.
+  static Status PodGone(std::string msg) {
+    Status s(Code::kError, std::move(msg));
+    s.Mutable().pod_gone = true;
+    return s;
+  }
 
   Code code() const { return code_; }
   bool IsSuccess() const { return code_ == Code::kSuccess; }
   bool IsSkip() const { return code_ == Code::kSkip; }
   bool IsWait() const { return code_ == Code::kWait; }
   bool IsError() const { return code_ == Code::kError; }
+  bool IsPodGone() const { return rep_ != nullptr && rep_->pod_gone; }
   // Unschedulable, UnschedulableAndUnresolvable or Pending.
   bool IsRejected() const {
     return code_ == Code::kUnschedulable || code_ == Code::kUnschedulableAndUnresolvable ||
@@ -93,6 +104,7 @@ class [[nodiscard]] Status {
   struct Rep {
     std::vector<std::string> reasons;
     std::string plugin;
+    bool pod_gone = false;  // see PodGone
   };
   Rep& Mutable() {
     if (!rep_) rep_ = std::make_unique<Rep>();

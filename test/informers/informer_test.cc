@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -187,6 +188,25 @@ TEST(InformerFactoryTest, WaitForCacheSyncNamesTheKindsThatDidNotSync) {
   ASSERT_FALSE(synced.ok());
   EXPECT_EQ(synced.error(), "timed out after 300ms waiting for caches to sync: Node");
   factory.Stop();
+}
+
+TEST(InformerFactoryTest, RunsOnlyTheKindsAskedForBesidesPodsAndNodes) {
+  FakeKubeClient kc;
+  for (const char* path : kPaths) kc.PushResponse("GET", path, 200, List("1", {}));
+  kc.PushResponse("GET", kPodGroups, 200, List("1", {}));
+  api::ClusterObjects objects;
+  InformerFactory factory(kc, objects, Quiet(), std::set<std::string>{"PodGroup", "Service"});
+  EXPECT_EQ(factory.Kinds(), (std::vector<std::string>{"Pod", "Node", "Service", "PodGroup"}));
+  EXPECT_NE(factory.Find<api::PodGroup>(), nullptr);
+  EXPECT_EQ(factory.Find<api::ReplicatedVolume>(), nullptr);
+  EXPECT_EQ(factory.Find<api::PersistentVolumeClaim>(), nullptr);
+  factory.Start();
+  ASSERT_TRUE(factory.WaitForCacheSync(milliseconds(5000)).ok());
+  factory.Stop();
+  for (const auto& r : kc.Requests()) {
+    EXPECT_EQ(r.request.path.find("storage.deckhouse.io"), std::string::npos) << r.request.path;
+    EXPECT_EQ(r.request.path.find("persistentvolume"), std::string::npos) << r.request.path;
+  }
 }
 
 }  // namespace

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "api/json/parse.h"
-#include "test/testing/fake_kube_client.h"
 #include "informers/writers/kube_writer.h"
+#include "test/testing/fake_kube_client.h"
 
 namespace berth::writers {
 namespace {
@@ -25,7 +25,7 @@ TEST(KubeVolumeWriterTest, AnnotatesTheClaimWithAMergePatch) {
   testing::FakeKubeClient kc;
   kc.PushResponse("PATCH", "/api/v1/namespaces/shop/persistentvolumeclaims/data", 200,
                   R"({"metadata":{"name":"data","resourceVersion":"42"}})");
-  KubeApiWriter w(kc, nullptr);
+  KubeApiWriter w(kc);
   std::string rv;
   auto s = w.PatchPersistentVolumeClaimAnnotations(
       Claim(), {{"volume.kubernetes.io/selected-node", "node-1"}}, &rv);
@@ -44,7 +44,7 @@ TEST(KubeVolumeWriterTest, ConflictIsAnErrorNamingTheClaim) {
   testing::FakeKubeClient kc;
   kc.PushResponse("PATCH", "/api/v1/namespaces/shop/persistentvolumeclaims/data", 409,
                   R"({"kind":"Status","message":"the object has been modified"})");
-  KubeApiWriter w(kc, nullptr);
+  KubeApiWriter w(kc);
   auto s = w.PatchPersistentVolumeClaimAnnotations(Claim(), {{"k", "v"}}, nullptr);
   EXPECT_EQ(s.code(), framework::Code::kError);
   EXPECT_EQ(s.Message(),
@@ -55,7 +55,7 @@ TEST(KubeVolumeWriterTest, PreBindsAStaticVolume) {
   testing::FakeKubeClient kc;
   kc.PushResponse("PATCH", "/api/v1/persistentvolumes/pv-1", 200,
                   R"({"metadata":{"name":"pv-1","resourceVersion":"8"}})");
-  KubeApiWriter w(kc, nullptr);
+  KubeApiWriter w(kc);
   api::PersistentVolume pv;
   pv.metadata.name = "pv-1";
   pv.metadata.resource_version = "7";

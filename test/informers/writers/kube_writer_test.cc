@@ -30,8 +30,7 @@ constexpr char kEventsPath[] = "/apis/events.k8s.io/v1/namespaces/shop/events";
 
 api::Pod Web() { return MakePod("web").Namespace("shop").Obj(); }
 
-// The writer outside the gone cases (the one place to adapt when on_gone goes away).
-KubeApiWriter NewWriter(FakeKubeClient& kc) { return KubeApiWriter(kc, nullptr); }
+KubeApiWriter NewWriter(FakeKubeClient& kc) { return KubeApiWriter(kc); }
 
 // The pod as the API server returns it on GET.
 std::string PodJson(const std::string& uid, const std::string& node) {
@@ -138,44 +137,47 @@ INSTANTIATE_TEST_SUITE_P(
                  Code::kError, "connection refused (after 5 attempts)"}),
     [](const ::testing::TestParamInfo<BindCase>& info) { return info.param.name; });
 
-// The pod no longer needs us: deleted (404) or bound elsewhere (409). These two cases pin what
-// the writer returns and reports through on_gone (to be adapted when the failure path handles
-// "gone" instead of the callback).
-struct GoneCall {
-  std::string pod;
-  std::string current_node;  // "<null>" when current == nullptr
-};
-
-TEST(KubeApiWriterGoneTest, NotFoundIsAnErrorAndReportsThePodGone) {
+// The pod no longer needs us: deleted (404), or bound elsewhere / replaced (409, then read
+// back). The writer says so with Status::PodGone (still an Error), which the scheduler's failure
+// path forgets quietly; it writes nowhere else.
+TEST(KubeApiWriterGoneTest, NotFoundIsPodGone) {
   FakeKubeClient kc;
   kc.PushResponse("POST", kBindingPath, 404,
                   StatusJson(404, "NotFound", "pods \\\"web\\\" not found"));
-  std::vector<GoneCall> gone;
-  KubeApiWriter w(kc, [&](const api::Pod& pod, std::shared_ptr<const api::Pod> current) {
-    gone.push_back({pod.Key(), current ? current->spec.node_name : "<null>"});
-  });
+  KubeApiWriter w = NewWriter(kc);
   auto s = w.Bind(Web(), "n1");
   EXPECT_EQ(s.code(), Code::kError);
+  EXPECT_TRUE(s.IsPodGone());
   EXPECT_EQ(s.Message(), "pod shop/web is gone: pods \"web\" not found");
-  ASSERT_EQ(gone.size(), 1u);
-  EXPECT_EQ(gone[0].pod, "shop/web");
-  EXPECT_EQ(gone[0].current_node, "<null>");
 }
 
-TEST(KubeApiWriterGoneTest, ConflictBoundElsewhereIsAnErrorAndReportsTheCurrentPod) {
-  FakeKubeClient kc;
-  kc.PushResponse("POST", kBindingPath, 409,
-                  StatusJson(409, "Conflict", "pod web is already assigned to node \\\"n2\\\""));
-  kc.PushResponse("GET", kPodPath, 200, PodJson("uid-web", "n2"));
-  std::vector<GoneCall> gone;
-  KubeApiWriter w(kc, [&](const api::Pod& pod, std::shared_ptr<const api::Pod> current) {
-    gone.push_back({pod.Key(), current ? current->spec.node_name : "<null>"});
-  });
-  auto s = w.Bind(Web(), "n1");
-  EXPECT_EQ(s.code(), Code::kError);
-  EXPECT_EQ(s.Message(), "binding rejected (409): pod web is already assigned to node \"n2\"");
-  ASSERT_EQ(gone.size(), 1u);
-  EXPECT_EQ(gone[0].current_node, "n2");
+TEST(KubeApiWriterGoneTest, ConflictIsAnsweredByReadingThePodBack) {
+  struct Case {
+    std::string name;
+    int get_status;
+    std::string get_body;
+    bool success;
+    bool gone;
+  };
+  const Case cases[] = {
+      {"already bound here (a replayed request)", 200, PodJson("uid-web", "n1"), true, false},
+      {"bound elsewhere", 200, PodJson("uid-web", "n2"), false, true},
+      {"replaced by a pod of the same name", 200, PodJson("uid-other", ""), false, true},
+      {"deleted meanwhile", 404, "{}", false, true},
+      {"still unbound: an ordinary error", 200, PodJson("uid-web", ""), false, false},
+      {"cannot read it back: an ordinary error", 500, "{}", false, false},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    FakeKubeClient kc;
+    kc.PushResponse("POST", kBindingPath, 409, StatusJson(409, "Conflict", "conflict"));
+    kc.PushResponse("GET", kPodPath, c.get_status, c.get_body);
+    KubeApiWriter w = NewWriter(kc);
+    auto s = w.Bind(Web(), "n1");
+    EXPECT_EQ(s.IsSuccess(), c.success) << s.Message();
+    EXPECT_EQ(s.IsPodGone(), c.gone) << s.Message();
+    if (!c.success) EXPECT_EQ(s.Message(), "binding rejected (409): conflict");
+  }
 }
 
 // ---- KubeOutcomeSink ----

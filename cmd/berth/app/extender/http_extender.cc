@@ -6,13 +6,11 @@
 
 #include "cmd/berth/app/extender/wire.h"
 #include "informers/client/config.h"
-#include "informers/client/http_connection.h"
+#include "informers/client/http_client.h"
 
 namespace berth::extenders {
 namespace {
 
-using client::internal::Connection;
-using client::internal::IoError;
 using Clock = std::chrono::steady_clock;
 
 std::string Seconds(std::chrono::milliseconds d) {
@@ -67,14 +65,13 @@ Result<std::unique_ptr<HttpExtender>> HttpExtender::Create(const config::Extende
   const size_t scheme_end = url.find("://");
   const size_t path_start =
       scheme_end == std::string::npos ? std::string::npos : url.find('/', scheme_end + 3);
-  auto addr = client::internal::ParseServer(url.substr(0, path_start));
-  if (!addr.ok()) return Error{"urlPrefix: " + addr.error()};
-  e->addr_ = std::make_unique<client::internal::ServerAddress>(std::move(*addr));
+  auto target = client::ParseTarget(url.substr(0, path_start));
+  if (!target.ok()) return Error{"urlPrefix: " + target.error()};
   if (path_start != std::string::npos) e->base_path_ = url.substr(path_start);
   while (!e->base_path_.empty() && e->base_path_.back() == '/') e->base_path_.pop_back();
 
-  if (e->addr_->tls) {
-    client::ClientConfig tls;
+  client::ClientConfig tls;
+  if (target->tls) {
     if (cfg.tls_config) {
       const config::TLSConfig& t = *cfg.tls_config;
       tls.insecure_skip_tls_verify = t.insecure;
@@ -94,11 +91,12 @@ Result<std::unique_ptr<HttpExtender>> HttpExtender::Create(const config::Extende
     }
     // Upstream's makeTransport: enableHTTPS without a CA means "do not verify".
     if (cfg.enable_https && tls.ca_pem.empty()) tls.insecure_skip_tls_verify = true;
-    auto ctx = client::internal::MakeTlsContext(tls);
-    if (!ctx.ok()) return Error{"tlsConfig: " + ctx.error()};
-    e->tls_ = std::move(*ctx);
-    e->verify_name_ = tls.tls_server_name.empty() ? e->addr_->host : tls.tls_server_name;
   }
+  client::HttpClientOptions pool;
+  pool.max_idle_connections = 4;
+  auto http = client::HttpClient::Create(std::move(*target), tls, pool);
+  if (!http.ok()) return Error{"tlsConfig: " + http.error()};
+  e->http_ = std::move(*http);
   return e;
 }
 
@@ -114,75 +112,32 @@ std::string HttpExtender::Url(const std::string& verb) const {
   return prefix + "/" + verb;
 }
 
-std::unique_ptr<Connection> HttpExtender::NewConnection() {
-  return std::make_unique<Connection>(*addr_, tls_, verify_name_);
-}
-
 Result<std::string> HttpExtender::Send(const std::string& verb, const std::string& body) {
   const std::string url = Url(verb);
   const Clock::time_point deadline = Clock::now() + cfg_.http_timeout;
-  client::internal::WireRequest req;
+  client::HttpRequest req;
   req.method = "POST";
   req.target = base_path_ + "/" + verb;
   req.headers = {{"Content-Type", "application/json"}, {"Accept", "application/json"}};
   req.body = body;
-  if (simulation_) {
-    std::lock_guard lock(mu_);
-    if (transport_error_) return Error{*transport_error_};
-  }
-  auto fail = [&](const IoError& err) {
-    Error e{"extender at URL " + url + ": " + err.message};
+  auto res = http_->RoundTrip(req, deadline, /*replayable=*/true);
+  if (auto* err = std::get_if<client::HttpError>(&res)) {
+    std::string why = err->message;
     if (Clock::now() >= deadline) {
-      e.message = "extender at URL " + url + ": timed out after " + Seconds(cfg_.http_timeout) +
-                  " (httpTimeout)";
+      why = "timed out after " + Seconds(cfg_.http_timeout) + " (httpTimeout)";
     }
-    if (simulation_) {
-      std::lock_guard lock(mu_);
-      transport_error_ = e.message;
-    }
-    return e;
-  };
-  for (int attempt = 0;; ++attempt) {
-    std::unique_ptr<Connection> conn;
-    bool reused = false;
-    {
-      std::lock_guard lock(mu_);
-      if (!idle_.empty()) {
-        conn = std::move(idle_.back());
-        idle_.pop_back();
-        reused = true;
-      }
-    }
-    if (!conn) {
-      conn = NewConnection();
-      if (auto err = conn->Connect(deadline)) return fail(*err);
-    }
-    std::optional<IoError> err = conn->Send(req, deadline);
-    std::variant<client::Response, IoError> res = client::Response{};
-    if (!err) {
-      res = conn->ReadResponse(deadline);
-      if (auto* e = std::get_if<IoError>(&res)) err = *e;
-    }
-    if (err) {
-      // A kept-alive connection the extender closed meanwhile: try once on a fresh one.
-      if (reused && err->nothing_received && attempt == 0 && Clock::now() < deadline) continue;
-      return fail(*err);
-    }
-    client::Response& response = std::get<client::Response>(res);
-    if (conn->reusable()) {
-      std::lock_guard lock(mu_);
-      if (idle_.size() < 4) idle_.push_back(std::move(conn));
-    }
-    if (response.status != 200) {
-      std::string snippet = response.body.substr(0, 200);
-      while (!snippet.empty() && (snippet.back() == '\n' || snippet.back() == '\r')) {
-        snippet.pop_back();
-      }
-      return Error{"failed " + verb + " with extender at URL " + url + ", code " +
-                   std::to_string(response.status) + (snippet.empty() ? "" : ": " + snippet)};
-    }
-    return std::move(response.body);
+    return Error{"extender at URL " + url + ": " + why, ErrorCode::kUnavailable};
   }
+  client::Response& response = std::get<client::Response>(res);
+  if (response.status != 200) {
+    std::string snippet = response.body.substr(0, 200);
+    while (!snippet.empty() && (snippet.back() == '\n' || snippet.back() == '\r')) {
+      snippet.pop_back();
+    }
+    return Error{"failed " + verb + " with extender at URL " + url + ", code " +
+                 std::to_string(response.status) + (snippet.empty() ? "" : ": " + snippet)};
+  }
+  return std::move(response.body);
 }
 
 Result<framework::ExtenderFilterOutcome> HttpExtender::Filter(
@@ -194,7 +149,7 @@ Result<framework::ExtenderFilterOutcome> HttpExtender::Filter(
   }
   auto body =
       Send(cfg_.filter_verb, EncodeExtenderArgs(pod, Nodes(nodes), cfg_.node_cache_capable));
-  if (!body.ok()) return Error{body.error()};
+  if (!body.ok()) return body.status();
   const std::string where = "extender at URL " + Url(cfg_.filter_verb) + ": ";
   auto result = DecodeFilterResult(*body);
   if (!result.ok()) return Error{where + result.error()};
@@ -226,7 +181,7 @@ Result<std::vector<int64_t>> HttpExtender::Prioritize(
   if (!IsPrioritizer()) return scores;
   auto body =
       Send(cfg_.prioritize_verb, EncodeExtenderArgs(pod, Nodes(nodes), cfg_.node_cache_capable));
-  if (!body.ok()) return Error{body.error()};
+  if (!body.ok()) return body.status();
   const std::string where = "extender at URL " + Url(cfg_.prioritize_verb) + ": ";
   auto list = DecodeHostPriorityList(*body);
   if (!list.ok()) return Error{where + list.error()};
@@ -249,7 +204,7 @@ Result<std::vector<int64_t>> HttpExtender::Prioritize(
 Ok HttpExtender::Bind(const api::Pod& pod, const std::string& node) {
   if (!IsBinder()) return Error{"extender " + cfg_.url_prefix + " has no bindVerb"};
   auto body = Send(cfg_.bind_verb, EncodeBindingArgs(pod, node));
-  if (!body.ok()) return Error{body.error()};
+  if (!body.ok()) return body.status();
   auto err = DecodeBindingResult(*body);
   const std::string where = "extender at URL " + Url(cfg_.bind_verb) + ": ";
   if (!err.ok()) return Error{where + err.error()};
@@ -258,14 +213,13 @@ Ok HttpExtender::Bind(const api::Pod& pod, const std::string& node) {
 }
 
 Result<std::vector<std::unique_ptr<framework::Extender>>> BuildExtenders(
-    config::SchedulerConfiguration* cfg, bool allow_bind) {
+    config::SchedulerConfiguration* cfg) {
   std::vector<std::unique_ptr<framework::Extender>> regular, ignorable;
   std::vector<std::string> ignored_resources;
   for (size_t i = 0; i < cfg->extenders.size(); ++i) {
     const config::Extender& ec = cfg->extenders[i];
     auto e = HttpExtender::Create(ec);
     if (!e.ok()) return Error{"extenders[" + std::to_string(i) + "]." + e.error()};
-    if (!allow_bind) (*e)->ForSimulation();
     (ec.ignorable ? ignorable : regular).push_back(std::move(*e));
     for (const auto& r : ec.managed_resources) {
       if (r.ignored_by_scheduler) ignored_resources.push_back(r.name);

@@ -2,8 +2,9 @@
 // HttpExtender: framework::Extender over HTTP(S), as kube-scheduler's HTTPExtender
 // (pkg/scheduler/extender.go). Each call POSTs JSON (extenders/wire.h) to
 // `<urlPrefix without trailing slash>/<verb>` and waits at most httpTimeout (default 5 s) for the
-// whole exchange. Connections are kept alive and reused; a reused connection the extender had
-// closed is retried once on a fresh one. Nothing else is retried.
+// whole exchange, over the one HTTP client (informers/client/http_client.h). Connections are
+// kept alive and reused; a reused connection the extender had closed is replaced transparently.
+// Nothing else is retried.
 //
 // TLS: the URL's scheme decides (https:// uses TLS). tlsConfig gives the CA (caFile / caData),
 // a client certificate (certFile+keyFile / certData+keyData), serverName (the name verified and
@@ -16,27 +17,24 @@
 //   `extender at URL http://h/f/filter: connect 127.0.0.1:9: Connection refused`
 //   `extender at URL http://h/f/filter: malformed ExtenderFilterResult: invalid JSON at ...`
 //   `extender at URL http://h/f/filter: Error: <the extender's Error text>`
+//   (the two transport failures above, timeout and connection, carry ErrorCode::kUnavailable)
 //   `extender "http://h/f" claims a filtered node "x" which is not found in the input node list`
 //   `extender at URL http://h/f/prioritize: scored node "x" which it was not asked about`
 //
 // Thread-safe (the connection pool is locked); calls block the calling thread.
 
 #include <memory>
-#include <mutex>
-#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
-#include "config/types.h"
 #include "base/result.h"
+#include "config/types.h"
 #include "scheduler/framework/extender.h"
 
-namespace berth::client::internal {
-class Connection;
-class TlsContext;
-struct ServerAddress;
-}  // namespace berth::client::internal
+namespace berth::client {
+class HttpClient;
+}  // namespace berth::client
 
 namespace berth::extenders {
 
@@ -51,11 +49,7 @@ class HttpExtender final : public framework::Extender {
   bool IsIgnorable() const override { return cfg_.ignorable; }
   bool IsFilter() const override { return !cfg_.filter_verb.empty(); }
   bool IsPrioritizer() const override { return !cfg_.prioritize_verb.empty(); }
-  bool IsBinder() const override { return !cfg_.bind_verb.empty() && !simulation_; }
-  // `berth simulate`: the recording binder stands in for bindVerb, and once the extender cannot
-  // be reached (or times out) every later call fails at once with that error, since the
-  // simulation retries failed pods for a virtual day.
-  void ForSimulation() { simulation_ = true; }
+  bool IsBinder() const override { return !cfg_.bind_verb.empty(); }
   bool IsInterested(const api::Pod& pod) const override;
   int64_t Weight() const override { return cfg_.weight; }
 
@@ -69,28 +63,19 @@ class HttpExtender final : public framework::Extender {
   explicit HttpExtender(const config::Extender& cfg);
   // POSTs body to <prefix>/<verb>; the 200 response's body, or an error naming the URL.
   Result<std::string> Send(const std::string& verb, const std::string& body);
-  std::unique_ptr<client::internal::Connection> NewConnection();
   std::string Url(const std::string& verb) const;
 
   config::Extender cfg_;  // httpTimeout defaulted
-  bool simulation_ = false;
-  std::optional<std::string> transport_error_;  // simulation only; guarded by mu_
   std::set<std::string, std::less<>> managed_;
-  std::unique_ptr<client::internal::ServerAddress> addr_;
   std::string base_path_;  // the URL prefix's path, without a trailing slash
-  std::shared_ptr<client::internal::TlsContext> tls_;
-  std::string verify_name_;
-
-  std::mutex mu_;  // guards idle_
-  std::vector<std::unique_ptr<client::internal::Connection>> idle_;
+  std::unique_ptr<client::HttpClient> http_;
 };
 
 // Builds the configured extenders in upstream's call order (ignorable ones last) and, as
 // upstream's buildExtenders does, adds every managedResource with ignoredByScheduler to each
 // profile's NodeResourcesFit `ignoredResources` (berth adds to a list the user set; upstream
 // replaces it). Errors name `extenders[i].<field>`.
-// With allow_bind false (simulate) the extenders are set up ForSimulation().
 Result<std::vector<std::unique_ptr<framework::Extender>>> BuildExtenders(
-    config::SchedulerConfiguration* cfg, bool allow_bind = true);
+    config::SchedulerConfiguration* cfg);
 
 }  // namespace berth::extenders

@@ -1,13 +1,15 @@
 #pragma once
-// Daemon: `berth run` — the scheduler against a real API server. Wires the kube client,
-// informers (feeding the scheduler's event handlers and the object stores), leader election,
-// the scheduling thread, the binding workers, the writers, and the periodic queue flushes.
+// Daemon: `berth run` — the scheduler against a real API server. Wires the kube client
+// (instrumented into the API metrics), the informers the profiles need (feeding the scheduler's
+// event handlers and the object stores; cluster_feed.h), leader election, the scheduling thread,
+// the binding workers, the writers, and the scheduler's housekeeping.
 //
 //   scheduling thread: waits for leadership, then ScheduleOne(block) until shutdown
-//   timer thread:      Permit timeouts (100 ms), backoffQ flush (1 s), leftover flush (30 s)
+//   housekeeping:      Permit timeouts (100 ms), backoffQ flush (1 s), leftover flush (30 s)
+//                      (scheduler/housekeeping.h), plus the informer and client counters (1 s)
 //   informer threads:  one per kind (informers/)
 //   binding workers:   scheduler/binder ThreadPoolExecutor
-//   writer threads:    events and pod conditions (writers/)
+//   writer threads:    events and pod conditions (informers/writers/)
 //
 // Shutdown (SIGTERM/SIGINT → RequestShutdown): stop scheduling, reject waiting pods, drain the
 // binding workers and writers, stop informers, release the lease.
@@ -20,10 +22,10 @@
 #include <thread>
 #include <vector>
 
-#include "config/types.h"
 #include "base/result.h"
-#include "informers/client/config.h"
 #include "cmd/berth/app/serving/http_server.h"
+#include "config/types.h"
+#include "informers/client/config.h"
 #include "scheduler/framework/extender.h"
 #include "scheduler/framework/registry.h"
 

@@ -3,9 +3,10 @@
 #include <algorithm>
 #include <mutex>
 
-#include "scheduler/binder/binder.h"
-#include "scheduler/scheduler.h"
 #include "cmd/berth/app/simulate/instant_volumes.h"
+#include "scheduler/binder/binder.h"
+#include "scheduler/housekeeping.h"
+#include "scheduler/scheduler.h"
 
 namespace berth::simulate {
 namespace {
@@ -313,8 +314,7 @@ Result<api::Value> Run(const ClusterFile& cluster, const config::SchedulerConfig
     if (wait_deadline && (!next || *wait_deadline < *next)) next = wait_deadline;
     if (!next || *next > horizon) break;
     if (*next > clock.Now()) clock.Set(*next);
-    sched.ExpireWaitingPods();
-    sched.queue().FlushBackoffCompleted();
+    scheduler::FlushDue(sched);
     executor.RunReady();
     deliver();
   }

@@ -5,11 +5,12 @@
 
 #include <gtest/gtest.h>
 
-#include "config/load.h"
-#include "cmd/berth/app/extender/http_extender.h"
 #include "api/json/parse.h"
-#include "plugins/registry.h"
+#include "cmd/berth/app/extender/http_extender.h"
+#include "cmd/berth/app/simulate/simulated_extender.h"
 #include "cmd/berth/app/simulate/simulator.h"
+#include "config/load.h"
+#include "plugins/registry.h"
 #include "test/cmd/berth/app/extender/fake_extender_server.h"
 
 namespace berth::extenders {
@@ -48,9 +49,9 @@ class SchedulerExtendersTest : public ::testing::Test {
     EXPECT_TRUE(c.ok()) << c.error();
     config::SchedulerConfiguration cfg = config::DefaultConfig(registry_.Names());
     cfg.extenders = std::move(extenders);
-    auto built = BuildExtenders(&cfg, allow_bind_);
+    auto built = BuildExtenders(&cfg);
     EXPECT_TRUE(built.ok()) << built.error();
-    built_ = std::move(*built);
+    built_ = simulation_ ? simulate::ForSimulation(std::move(*built)) : std::move(*built);
     simulate::Options options;
     for (auto& e : built_) options.extenders.push_back(e.get());
     auto out = simulate::Run(*c, cfg, registry_, options);
@@ -71,7 +72,7 @@ class SchedulerExtendersTest : public ::testing::Test {
 
   framework::Registry registry_;
   std::vector<std::unique_ptr<framework::Extender>> built_;
-  bool allow_bind_ = true;
+  bool simulation_ = false;  // as `berth simulate` sets them up
   std::string cluster_ = Node("n1") + Node("n2") + Node("n3");
 };
 
@@ -223,7 +224,7 @@ TEST_F(SchedulerExtendersTest, NominatedNodeRejectedByAnExtenderFallsBackToTheFu
 
 TEST_F(SchedulerExtendersTest, SimulationCallsAnUnreachableExtenderOnce) {
   // As `berth simulate` sets them up: no bind, and a transport failure sticks.
-  allow_bind_ = false;
+  simulation_ = true;
   auto e = Ext("http://127.0.0.1:1/x");
   e.bind_verb = "bind";
   auto pods = Run(cluster_ + Pod("a") + Pod("b"), {e});

@@ -1,0 +1,120 @@
+#include "cmd/berth/app/flags.h"
+
+#include <algorithm>
+#include <iostream>
+
+#include "config/policy.h"
+
+namespace berth::app {
+
+const char kUsage[] =
+    "usage: berth <command> [flags]\n"
+    "\n"
+    "commands:\n"
+    "  simulate --cluster FILE [--config FILE] [--policy-config-file FILE] [--explain]\n"
+    "      [--seed N]\n"
+    "      Schedule the pending pods of a cluster file (kubectl get ... -o yaml) offline and\n"
+    "      print where each goes and why, as JSON.\n"
+    "  run [--config FILE] [--policy-config-file FILE] [--kubeconfig FILE] [--namespace NS]\n"
+    "      [--v N]\n"
+    "      [--bind-address IP] [--secure-port N] [--tls-cert-file F --tls-private-key-file F]\n"
+    "      [--metrics-bind-address HOST:PORT]\n"
+    "      Schedule pods of the configured profiles in a cluster. Without --kubeconfig (and\n"
+    "      no clientConnection.kubeconfig in the config) berth uses the in-cluster config.\n"
+    "      /healthz /livez /readyz /metrics /configz are served over HTTPS on the secure port\n"
+    "      (10259; 0 picks a free one) with a self-signed certificate unless one is given, and\n"
+    "      over plain HTTP on --metrics-bind-address when set.\n"
+    "  extender --config FILE --listen ADDR [--kubeconfig FILE] [--profile NAME]\n"
+    "      [--tls-cert FILE --tls-key FILE] [--v N]\n"
+    "      Serve the Filter and Score plugins of the config's first profile (or --profile) as a\n"
+    "      scheduler extender: POST /filter and /prioritize (also under /scheduler/), for the\n"
+    "      default kube-scheduler's `extenders:`. Plain HTTP unless a certificate is given.\n"
+    "  version\n"
+    "      Print berth's version.\n"
+    "\n"
+    "--policy-config-file FILE reads a legacy scheduler Policy (kind: Policy, removed upstream in\n"
+    "v1.23) and uses it instead of the config's profiles, under the first profile's name.\n";
+
+bool Flags::Bool(const std::string& name) const {
+  return std::find(bools.begin(), bools.end(), name) != bools.end();
+}
+
+std::string Flags::Get(const std::string& name, const std::string& fallback) const {
+  auto it = values.find(name);
+  return it == values.end() ? fallback : it->second;
+}
+
+Flags ParseFlags(int argc, char** argv, int first, const std::vector<std::string>& with_value,
+                 const std::vector<std::string>& booleans) {
+  Flags f;
+  for (int i = first; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg.rfind("--", 0) != 0) {
+      f.error = "unexpected argument \"" + arg + "\"";
+      return f;
+    }
+    std::string name = arg.substr(2);
+    std::string value;
+    bool has_value = false;
+    if (auto eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+      has_value = true;
+    }
+    if (std::find(booleans.begin(), booleans.end(), name) != booleans.end()) {
+      f.bools.push_back(name);
+      continue;
+    }
+    if (std::find(with_value.begin(), with_value.end(), name) == with_value.end()) {
+      f.error = "unknown flag --" + name;
+      return f;
+    }
+    if (!has_value) {
+      if (i + 1 >= argc) {
+        f.error = "flag --" + name + " needs a value";
+        return f;
+      }
+      value = argv[++i];
+    }
+    f.values[name] = value;
+  }
+  return f;
+}
+
+bool ApplyPolicyFile(const std::string& command, const std::string& path,
+                     const std::vector<std::string>& known, config::SchedulerConfiguration& cfg) {
+  const std::string name = cfg.profiles.empty() ? std::string(config::kDefaultSchedulerName)
+                                                : cfg.profiles[0].scheduler_name;
+  auto policy = config::LoadPolicyFile(path, known, name);
+  if (!policy.ok()) {
+    std::cerr << "berth " << command << ": " << policy.error() << "\n";
+    return false;
+  }
+  cfg.profiles.clear();
+  cfg.profiles.push_back(std::move(policy->profile));
+  if (!policy->extenders.empty()) cfg.extenders = std::move(policy->extenders);
+  return true;
+}
+
+bool LoadClient(const std::string& command, const std::string& kubeconfig,
+                client::ClientConfig* out) {
+  if (!kubeconfig.empty()) {
+    auto c = client::LoadKubeconfig(kubeconfig);
+    if (!c.ok()) {
+      std::cerr << "berth " << command << ": " << c.error() << "\n";
+      return false;
+    }
+    *out = std::move(*c);
+    return true;
+  }
+  auto c = client::InClusterConfig();
+  if (!c.ok()) {
+    std::cerr << "berth " << command
+              << ": no --kubeconfig given and not running in a cluster: " << c.error() << "\n";
+    return false;
+  }
+  *out = std::move(*c);
+  return true;
+}
+
+}  // namespace berth::app

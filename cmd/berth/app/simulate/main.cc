@@ -1,0 +1,98 @@
+#include "cmd/berth/app/simulate/main.h"
+
+#include <cerrno>
+#include <cstdlib>
+#include <iostream>
+
+#include "api/json/parse.h"
+#include "cmd/berth/app/extender/http_extender.h"
+#include "cmd/berth/app/flags.h"
+#include "cmd/berth/app/simulate/cluster_file.h"
+#include "cmd/berth/app/simulate/simulated_extender.h"
+#include "cmd/berth/app/simulate/simulator.h"
+#include "config/load.h"
+#include "plugins/registry.h"
+
+namespace berth::simulate {
+
+namespace {
+
+// --seed: a non-negative integer. False after printing the error.
+bool ParseSeed(const std::string& s, uint64_t* seed) {
+  char* end = nullptr;
+  errno = 0;
+  unsigned long long v = std::strtoull(s.c_str(), &end, 10);
+  if (s.empty() || *end != '\0' || errno != 0 || s[0] == '-') {
+    std::cerr << "berth simulate: --seed: invalid value \"" << s
+              << "\": must be a non-negative integer\n";
+    return false;
+  }
+  *seed = v;
+  return true;
+}
+
+// --config (or the defaults) and --policy-config-file. False after printing the error.
+bool LoadConfig(const app::Flags& f, const std::vector<std::string>& known,
+                config::SchedulerConfiguration* cfg) {
+  if (f.Has("config")) {
+    auto loaded = config::LoadConfigFile(f.Get("config"), known);
+    if (!loaded.ok()) {
+      std::cerr << "berth simulate: " << loaded.error() << "\n";
+      return false;
+    }
+    *cfg = std::move(*loaded);
+  } else {
+    *cfg = config::DefaultConfig(known);
+  }
+  return !f.Has("policy-config-file") ||
+         app::ApplyPolicyFile("simulate", f.Get("policy-config-file"), known, *cfg);
+}
+
+}  // namespace
+
+int Main(int argc, char** argv) {
+  app::Flags f = app::ParseFlags(argc, argv, 2, {"cluster", "config", "policy-config-file", "seed"},
+                                 {"explain"});
+  if (!f.error.empty()) {
+    std::cerr << "berth simulate: " << f.error << "\n" << app::kUsage;
+    return 2;
+  }
+  if (!f.Has("cluster")) {
+    std::cerr << "berth simulate: --cluster FILE is required\n" << app::kUsage;
+    return 2;
+  }
+  Options options;
+  options.explain = f.Bool("explain");
+  if (f.Has("seed") && !ParseSeed(f.Get("seed"), &options.seed)) return 2;
+  const framework::Registry registry = plugins::NewInTreeRegistry();
+  config::SchedulerConfiguration cfg;
+  if (!LoadConfig(f, registry.Names(), &cfg)) return 2;
+  // Configured extenders are called as in `berth run` (filter and prioritize); the recording
+  // binder stands in for a bindVerb.
+  auto built = extenders::BuildExtenders(&cfg);
+  if (!built.ok()) {
+    std::cerr << "berth simulate: " << built.error() << "\n";
+    return 2;
+  }
+  const auto extenders = ForSimulation(std::move(*built));
+  for (const auto& e : extenders) {
+    options.extenders.push_back(e.get());
+    std::cerr << "berth simulate: calling extender " << e->Name() << "\n";
+  }
+  auto cluster = LoadClusterFile(f.Get("cluster"));
+  if (!cluster.ok()) {
+    std::cerr << "berth simulate: " << cluster.error() << "\n";
+    return 2;
+  }
+  for (const auto& w : cluster->warnings) std::cerr << "berth simulate: warning: " << w << "\n";
+  auto out = Run(*cluster, cfg, registry, options);
+  if (!out.ok()) {
+    std::cerr << "berth simulate: " << (f.Has("config") ? f.Get("config") + ": " : "")
+              << out.error() << "\n";
+    return 2;
+  }
+  std::cout << api::json::ToJson(*out) << "\n";
+  return 0;
+}
+
+}  // namespace berth::simulate
