@@ -27,6 +27,17 @@ std::string ApiMessage(const client::Response& r) {
 
 Value Str(const std::string& s) { return Value::String(s); }
 
+// An event's regarding/related object reference to a pod.
+Value PodReference(const api::Pod& pod) {
+  Value ref = Value::MakeObject();
+  ref.Set("kind", Str("Pod"));
+  ref.Set("apiVersion", Str("v1"));
+  ref.Set("namespace", Str(pod.metadata.namespace_));
+  ref.Set("name", Str(pod.metadata.name));
+  ref.Set("uid", Str(pod.metadata.uid));
+  return ref;
+}
+
 // PATCH pods/{name}/status with {"status": status} (strategic merge).
 Result<client::Response> PatchPodStatus(client::KubeClient& client, const api::Pod& pod,
                                         Value status) {
@@ -144,18 +155,6 @@ void KubeApiWriter::RecordPreemptedEvent(const api::Pod& victim, const api::Pod&
   char suffix[40];
   std::snprintf(suffix, sizeof(suffix), ".%llx%llx", static_cast<unsigned long long>(micros),
                 static_cast<unsigned long long>(event_seq_.fetch_add(1) & 0xff));
-  Value regarding = Value::MakeObject();
-  regarding.Set("kind", Str("Pod"));
-  regarding.Set("apiVersion", Str("v1"));
-  regarding.Set("namespace", Str(victim.metadata.namespace_));
-  regarding.Set("name", Str(victim.metadata.name));
-  regarding.Set("uid", Str(victim.metadata.uid));
-  Value related = Value::MakeObject();
-  related.Set("kind", Str("Pod"));
-  related.Set("apiVersion", Str("v1"));
-  related.Set("namespace", Str(preemptor.metadata.namespace_));
-  related.Set("name", Str(preemptor.metadata.name));
-  related.Set("uid", Str(preemptor.metadata.uid));
   Value meta = Value::MakeObject();
   meta.Set("name", Str(victim.metadata.name + suffix));
   meta.Set("namespace", Str(victim.metadata.namespace_));
@@ -171,8 +170,8 @@ void KubeApiWriter::RecordPreemptedEvent(const api::Pod& victim, const api::Pod&
   ev.Set("type", Str("Normal"));
   // Upstream's note: "Preempted by pod <uid> on node <node>".
   ev.Set("note", Str("Preempted by pod " + preemptor.metadata.uid + " on node " + node));
-  ev.Set("regarding", std::move(regarding));
-  ev.Set("related", std::move(related));
+  ev.Set("regarding", PodReference(victim));
+  ev.Set("related", PodReference(preemptor));
   client::Request req;
   req.method = "POST";
   req.path = "/apis/events.k8s.io/v1/namespaces/" + victim.metadata.namespace_ + "/events";
@@ -306,12 +305,7 @@ void KubeOutcomeSink::RecordEvent(const api::Pod& pod, const std::string& type,
                 static_cast<unsigned long long>(now.time_since_epoch().count()),
                 static_cast<unsigned long long>(seq_.fetch_add(1) & 0xff));
   const std::string name = pod.metadata.name + suffix;
-  Value regarding = Value::MakeObject();
-  regarding.Set("kind", Str("Pod"));
-  regarding.Set("apiVersion", Str("v1"));
-  regarding.Set("namespace", Str(pod.metadata.namespace_));
-  regarding.Set("name", Str(pod.metadata.name));
-  regarding.Set("uid", Str(pod.metadata.uid));
+  Value regarding = PodReference(pod);
   if (!pod.metadata.resource_version.empty()) {
     regarding.Set("resourceVersion", Str(pod.metadata.resource_version));
   }
