@@ -670,8 +670,9 @@ Status Framework::RunBindPlugins(framework::CycleState& state, const framework::
       if (s.IsSkip()) continue;
       if (!s.IsSuccess()) {
         if (s.IsRejected()) return std::move(s).WithPlugin(p->Name());
-        return Status::Error("running Bind plugin \"" + std::string(p->Name()) +
-                             "\": " + s.Message())
+        // The wrapped error keeps PodGone: the failure handler forgets such a pod quietly.
+        std::string msg = "running Bind plugin \"" + std::string(p->Name()) + "\": " + s.Message();
+        return (s.IsPodGone() ? Status::PodGone(std::move(msg)) : Status::Error(std::move(msg)))
             .WithPlugin(p->Name());
       }
       return s;

@@ -569,6 +569,29 @@ TEST(ScheduleOneTest, BindFailureForgetsAndRequeues) {
   EXPECT_EQ(h.sink().Last().kind, "Scheduled");
 }
 
+// The writer found the pod deleted or bound by someone else (Status::PodGone, HTTP 404/409):
+// the assumption is dropped quietly, before the informer has caught up — no event, no requeue.
+TEST(ScheduleOneTest, BindFindingThePodGoneForgetsItQuietly) {
+  SchedulerHarness h;
+  h.Plugin("R");
+  h.Enable(kReserve, "R");
+  h.Start();
+  h.AddNodes({"n1"});
+  h.writer().on_bind = [](const api::Pod& pod, const std::string&) {
+    return Status::PodGone("pod " + pod.Key() + " is gone: pods \"p\" not found");
+  };
+  h.Submit(MakePod("p"));
+  ASSERT_TRUE(h.ScheduleOne());
+
+  EXPECT_EQ(h.writer().Bindings().size(), 1u) << "the binding was attempted";
+  EXPECT_EQ(h.log().Count("R.Unreserve"), 1u);
+  for (const Outcome& o : h.sink().Outcomes()) {
+    EXPECT_NE(o.kind, "Failed") << "no FailedScheduling for a pod that is gone: " << o.message;
+  }
+  EXPECT_EQ(h.sched().cache().AssumedPodCount(), 0u);
+  EXPECT_FALSE(h.queue().Has("default/p"));
+}
+
 TEST(ScheduleOneTest, PodDeletedFromTheInformerIsNotRequeued) {
   SchedulerHarness h;
   h.Plugin("Fit").filter = [&h](const PodInfo& pod, const NodeInfo&) {
