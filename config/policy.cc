@@ -182,6 +182,92 @@ Ok SameWeight(std::optional<int64_t>& weight, std::string& first_path, int64_t w
   return Ok();
 }
 
+// A priority named without an argument: a key of upstream's priority table.
+Ok ProcessNamedPriority(const std::string& name, int64_t weight, const std::string& path,
+                        Translation& t) {
+  std::string key = name == "ServiceSpreadingPriority" ? "SelectorSpreadPriority" : name;
+  if (!PriorityTable().count(key) || key == "NodeLabel" || key == "ServiceAffinity") {
+    return Error{path + ".name: unknown priority " + Quote(name) +
+                 " (a custom name needs an argument: labelPreference, serviceAntiAffinity or "
+                 "requestedToCapacityRatioArguments); known priorities: " +
+                 Join(LegacyPriorityNames())};
+  }
+  if (key == "RequestedToCapacityRatioPriority") {
+    return Error{path +
+                 ".argument: Required value: RequestedToCapacityRatioPriority needs "
+                 "requestedToCapacityRatioArguments"};
+  }
+  if (key == "LeastRequestedPriority" || key == "MostRequestedPriority") {
+    BERTH_RETURN_IF_ERROR(SetFitStrategy(
+        t, SimpleStrategy(key == "LeastRequestedPriority" ? "LeastAllocated" : "MostAllocated"),
+        path));
+  }
+  // A name given twice keeps the last weight, as upstream's map did.
+  t.priorities[key] = {weight, path + ".name"};
+  return Ok();
+}
+
+// argument.serviceAntiAffinity (at `p`) of the priority at `path`.
+Ok ProcessServiceAntiAffinity(const Value& arg, const std::string& p, int64_t weight,
+                              const std::string& path, Translation& t) {
+  BERTH_ASSIGN_OR_RETURN(Reader anti, Read(arg, p));
+  std::string label;
+  BERTH_RETURN_IF_ERROR(anti.String("label", &label));
+  BERTH_RETURN_IF_ERROR(anti.Done());
+  if (label.empty()) return Error{p + ".label: Required value"};
+  BERTH_RETURN_IF_ERROR(SameWeight(t.anti_affinity_weight, t.anti_affinity_path, weight, path,
+                                   "serviceAntiAffinity"));
+  t.anti_affinity_labels.push_back(label);
+  t.priorities["ServiceAffinity"] = {weight, path};
+  return Ok();
+}
+
+// argument.labelPreference (at `p`) of the priority at `path`.
+Ok ProcessLabelPreference(const Value& arg, const std::string& p, int64_t weight,
+                          const std::string& path, Translation& t) {
+  BERTH_ASSIGN_OR_RETURN(Reader pref, Read(arg, p));
+  std::string label;
+  bool presence = false;
+  BERTH_RETURN_IF_ERROR(pref.String("label", &label));
+  BERTH_RETURN_IF_ERROR(pref.Bool("presence", &presence));
+  BERTH_RETURN_IF_ERROR(pref.Done());
+  if (label.empty()) return Error{p + ".label: Required value"};
+  BERTH_RETURN_IF_ERROR(
+      SameWeight(t.label_pref_weight, t.label_pref_path, weight, path, "labelPreference"));
+  (presence ? t.present_pref : t.absent_pref).push_back(label);
+  t.priorities["NodeLabel"] = {weight, path};
+  return Ok();
+}
+
+// A custom priority: its `argument` names exactly one kind.
+Ok ProcessCustomPriority(const Value& arg, int64_t weight, const std::string& path,
+                         Translation& t) {
+  const std::string apath = path + ".argument";
+  BERTH_ASSIGN_OR_RETURN(Reader argument, Read(arg, apath));
+  const Value* saa = argument.Get("serviceAntiAffinity");
+  const Value* lp = argument.Get("labelPreference");
+  const Value* rtcr = argument.Get("requestedToCapacityRatioArguments");
+  BERTH_RETURN_IF_ERROR(argument.Done());
+  const int n = (saa != nullptr) + (lp != nullptr) + (rtcr != nullptr);
+  if (n != 1) {
+    return Error{apath +
+                 ": exactly one of serviceAntiAffinity, labelPreference, "
+                 "requestedToCapacityRatioArguments is required, found " +
+                 std::to_string(n)};
+  }
+  if (saa != nullptr) {
+    return ProcessServiceAntiAffinity(*saa, apath + ".serviceAntiAffinity", weight, path, t);
+  }
+  if (lp != nullptr) {
+    return ProcessLabelPreference(*lp, apath + ".labelPreference", weight, path, t);
+  }
+  BERTH_ASSIGN_OR_RETURN(Value strategy, RequestedToCapacityRatio(
+                                             *rtcr, apath + ".requestedToCapacityRatioArguments"));
+  BERTH_RETURN_IF_ERROR(SetFitStrategy(t, std::move(strategy), path));
+  t.priorities["RequestedToCapacityRatioPriority"] = {weight, path};
+  return Ok();
+}
+
 Ok ProcessPriority(const Value& entry, const std::string& path, Translation& t) {
   BERTH_ASSIGN_OR_RETURN(Reader in, Read(entry, path));
   std::string name;
@@ -197,72 +283,8 @@ Ok ProcessPriority(const Value& entry, const std::string& path, Translation& t) 
     return Error{path + ".weight: Invalid value: " + std::to_string(weight) + ": priority " +
                  Quote(name) + " needs a positive weight (at most 2147483647)"};
   }
-  if (arg == nullptr) {
-    std::string key = name == "ServiceSpreadingPriority" ? "SelectorSpreadPriority" : name;
-    if (!PriorityTable().count(key) || key == "NodeLabel" || key == "ServiceAffinity") {
-      return Error{path + ".name: unknown priority " + Quote(name) +
-                   " (a custom name needs an argument: labelPreference, serviceAntiAffinity or "
-                   "requestedToCapacityRatioArguments); known priorities: " +
-                   Join(LegacyPriorityNames())};
-    }
-    if (key == "RequestedToCapacityRatioPriority") {
-      return Error{path +
-                   ".argument: Required value: RequestedToCapacityRatioPriority needs "
-                   "requestedToCapacityRatioArguments"};
-    }
-    if (key == "LeastRequestedPriority" || key == "MostRequestedPriority") {
-      BERTH_RETURN_IF_ERROR(SetFitStrategy(
-          t, SimpleStrategy(key == "LeastRequestedPriority" ? "LeastAllocated" : "MostAllocated"),
-          path));
-    }
-    // A name given twice keeps the last weight, as upstream's map did.
-    t.priorities[key] = {weight, path + ".name"};
-    return Ok();
-  }
-  const std::string apath = path + ".argument";
-  BERTH_ASSIGN_OR_RETURN(Reader argument, Read(*arg, apath));
-  const Value* saa = argument.Get("serviceAntiAffinity");
-  const Value* lp = argument.Get("labelPreference");
-  const Value* rtcr = argument.Get("requestedToCapacityRatioArguments");
-  BERTH_RETURN_IF_ERROR(argument.Done());
-  const int n = (saa != nullptr) + (lp != nullptr) + (rtcr != nullptr);
-  if (n != 1) {
-    return Error{apath +
-                 ": exactly one of serviceAntiAffinity, labelPreference, "
-                 "requestedToCapacityRatioArguments is required, found " +
-                 std::to_string(n)};
-  }
-  if (saa != nullptr) {
-    const std::string p = apath + ".serviceAntiAffinity";
-    BERTH_ASSIGN_OR_RETURN(Reader anti, Read(*saa, p));
-    std::string label;
-    BERTH_RETURN_IF_ERROR(anti.String("label", &label));
-    BERTH_RETURN_IF_ERROR(anti.Done());
-    if (label.empty()) return Error{p + ".label: Required value"};
-    BERTH_RETURN_IF_ERROR(SameWeight(t.anti_affinity_weight, t.anti_affinity_path, weight, path,
-                                     "serviceAntiAffinity"));
-    t.anti_affinity_labels.push_back(label);
-    t.priorities["ServiceAffinity"] = {weight, path};
-  } else if (lp != nullptr) {
-    const std::string p = apath + ".labelPreference";
-    BERTH_ASSIGN_OR_RETURN(Reader pref, Read(*lp, p));
-    std::string label;
-    bool presence = false;
-    BERTH_RETURN_IF_ERROR(pref.String("label", &label));
-    BERTH_RETURN_IF_ERROR(pref.Bool("presence", &presence));
-    BERTH_RETURN_IF_ERROR(pref.Done());
-    if (label.empty()) return Error{p + ".label: Required value"};
-    BERTH_RETURN_IF_ERROR(
-        SameWeight(t.label_pref_weight, t.label_pref_path, weight, path, "labelPreference"));
-    (presence ? t.present_pref : t.absent_pref).push_back(label);
-    t.priorities["NodeLabel"] = {weight, path};
-  } else {
-    const std::string p = apath + ".requestedToCapacityRatioArguments";
-    BERTH_ASSIGN_OR_RETURN(Value strategy, RequestedToCapacityRatio(*rtcr, p));
-    BERTH_RETURN_IF_ERROR(SetFitStrategy(t, std::move(strategy), path));
-    t.priorities["RequestedToCapacityRatioPriority"] = {weight, path};
-  }
-  return Ok();
+  if (arg == nullptr) return ProcessNamedPriority(name, weight, path, t);
+  return ProcessCustomPriority(*arg, weight, path, t);
 }
 
 // The Policy document `root` -> a profile and extenders. Errors name the field path (the caller
