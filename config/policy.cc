@@ -48,6 +48,8 @@ struct Translation {
   std::string fit_strategy_path;
   std::optional<int64_t> label_pref_weight, anti_affinity_weight;
   std::string label_pref_path, anti_affinity_path;
+  // Keys that came from upstream's defaults, not the file: their plugins may be missing silently.
+  std::set<std::string> default_predicates, default_priorities;
 };
 
 Ok SetFitStrategy(Translation& t, Value strategy, const std::string& path) {
@@ -182,6 +184,92 @@ Ok SameWeight(std::optional<int64_t>& weight, std::string& first_path, int64_t w
   return Ok();
 }
 
+// A priority named without an argument: a key of upstream's priority table.
+Ok ProcessNamedPriority(const std::string& name, int64_t weight, const std::string& path,
+                        Translation& t) {
+  std::string key = name == "ServiceSpreadingPriority" ? "SelectorSpreadPriority" : name;
+  if (!PriorityTable().count(key) || key == "NodeLabel" || key == "ServiceAffinity") {
+    return Error{path + ".name: unknown priority " + Quote(name) +
+                 " (a custom name needs an argument: labelPreference, serviceAntiAffinity or "
+                 "requestedToCapacityRatioArguments); known priorities: " +
+                 Join(LegacyPriorityNames())};
+  }
+  if (key == "RequestedToCapacityRatioPriority") {
+    return Error{path +
+                 ".argument: Required value: RequestedToCapacityRatioPriority needs "
+                 "requestedToCapacityRatioArguments"};
+  }
+  if (key == "LeastRequestedPriority" || key == "MostRequestedPriority") {
+    BERTH_RETURN_IF_ERROR(SetFitStrategy(
+        t, SimpleStrategy(key == "LeastRequestedPriority" ? "LeastAllocated" : "MostAllocated"),
+        path));
+  }
+  // A name given twice keeps the last weight, as upstream's map did.
+  t.priorities[key] = {weight, path + ".name"};
+  return Ok();
+}
+
+// argument.serviceAntiAffinity (at `p`) of the priority at `path`.
+Ok ProcessServiceAntiAffinity(const Value& arg, const std::string& p, int64_t weight,
+                              const std::string& path, Translation& t) {
+  BERTH_ASSIGN_OR_RETURN(Reader anti, Read(arg, p));
+  std::string label;
+  BERTH_RETURN_IF_ERROR(anti.String("label", &label));
+  BERTH_RETURN_IF_ERROR(anti.Done());
+  if (label.empty()) return Error{p + ".label: Required value"};
+  BERTH_RETURN_IF_ERROR(SameWeight(t.anti_affinity_weight, t.anti_affinity_path, weight, path,
+                                   "serviceAntiAffinity"));
+  t.anti_affinity_labels.push_back(label);
+  t.priorities["ServiceAffinity"] = {weight, path};
+  return Ok();
+}
+
+// argument.labelPreference (at `p`) of the priority at `path`.
+Ok ProcessLabelPreference(const Value& arg, const std::string& p, int64_t weight,
+                          const std::string& path, Translation& t) {
+  BERTH_ASSIGN_OR_RETURN(Reader pref, Read(arg, p));
+  std::string label;
+  bool presence = false;
+  BERTH_RETURN_IF_ERROR(pref.String("label", &label));
+  BERTH_RETURN_IF_ERROR(pref.Bool("presence", &presence));
+  BERTH_RETURN_IF_ERROR(pref.Done());
+  if (label.empty()) return Error{p + ".label: Required value"};
+  BERTH_RETURN_IF_ERROR(
+      SameWeight(t.label_pref_weight, t.label_pref_path, weight, path, "labelPreference"));
+  (presence ? t.present_pref : t.absent_pref).push_back(label);
+  t.priorities["NodeLabel"] = {weight, path};
+  return Ok();
+}
+
+// A custom priority: its `argument` names exactly one kind.
+Ok ProcessCustomPriority(const Value& arg, int64_t weight, const std::string& path,
+                         Translation& t) {
+  const std::string apath = path + ".argument";
+  BERTH_ASSIGN_OR_RETURN(Reader argument, Read(arg, apath));
+  const Value* saa = argument.Get("serviceAntiAffinity");
+  const Value* lp = argument.Get("labelPreference");
+  const Value* rtcr = argument.Get("requestedToCapacityRatioArguments");
+  BERTH_RETURN_IF_ERROR(argument.Done());
+  const int n = (saa != nullptr) + (lp != nullptr) + (rtcr != nullptr);
+  if (n != 1) {
+    return Error{apath +
+                 ": exactly one of serviceAntiAffinity, labelPreference, "
+                 "requestedToCapacityRatioArguments is required, found " +
+                 std::to_string(n)};
+  }
+  if (saa != nullptr) {
+    return ProcessServiceAntiAffinity(*saa, apath + ".serviceAntiAffinity", weight, path, t);
+  }
+  if (lp != nullptr) {
+    return ProcessLabelPreference(*lp, apath + ".labelPreference", weight, path, t);
+  }
+  BERTH_ASSIGN_OR_RETURN(Value strategy, RequestedToCapacityRatio(
+                                             *rtcr, apath + ".requestedToCapacityRatioArguments"));
+  BERTH_RETURN_IF_ERROR(SetFitStrategy(t, std::move(strategy), path));
+  t.priorities["RequestedToCapacityRatioPriority"] = {weight, path};
+  return Ok();
+}
+
 Ok ProcessPriority(const Value& entry, const std::string& path, Translation& t) {
   BERTH_ASSIGN_OR_RETURN(Reader in, Read(entry, path));
   std::string name;
@@ -197,79 +285,19 @@ Ok ProcessPriority(const Value& entry, const std::string& path, Translation& t) 
     return Error{path + ".weight: Invalid value: " + std::to_string(weight) + ": priority " +
                  Quote(name) + " needs a positive weight (at most 2147483647)"};
   }
-  if (arg == nullptr) {
-    std::string key = name == "ServiceSpreadingPriority" ? "SelectorSpreadPriority" : name;
-    if (!PriorityTable().count(key) || key == "NodeLabel" || key == "ServiceAffinity") {
-      return Error{path + ".name: unknown priority " + Quote(name) +
-                   " (a custom name needs an argument: labelPreference, serviceAntiAffinity or "
-                   "requestedToCapacityRatioArguments); known priorities: " +
-                   Join(LegacyPriorityNames())};
-    }
-    if (key == "RequestedToCapacityRatioPriority") {
-      return Error{path +
-                   ".argument: Required value: RequestedToCapacityRatioPriority needs "
-                   "requestedToCapacityRatioArguments"};
-    }
-    if (key == "LeastRequestedPriority" || key == "MostRequestedPriority") {
-      BERTH_RETURN_IF_ERROR(SetFitStrategy(
-          t, SimpleStrategy(key == "LeastRequestedPriority" ? "LeastAllocated" : "MostAllocated"),
-          path));
-    }
-    // A name given twice keeps the last weight, as upstream's map did.
-    t.priorities[key] = {weight, path + ".name"};
-    return Ok();
-  }
-  const std::string apath = path + ".argument";
-  BERTH_ASSIGN_OR_RETURN(Reader argument, Read(*arg, apath));
-  const Value* saa = argument.Get("serviceAntiAffinity");
-  const Value* lp = argument.Get("labelPreference");
-  const Value* rtcr = argument.Get("requestedToCapacityRatioArguments");
-  BERTH_RETURN_IF_ERROR(argument.Done());
-  const int n = (saa != nullptr) + (lp != nullptr) + (rtcr != nullptr);
-  if (n != 1) {
-    return Error{apath +
-                 ": exactly one of serviceAntiAffinity, labelPreference, "
-                 "requestedToCapacityRatioArguments is required, found " +
-                 std::to_string(n)};
-  }
-  if (saa != nullptr) {
-    const std::string p = apath + ".serviceAntiAffinity";
-    BERTH_ASSIGN_OR_RETURN(Reader anti, Read(*saa, p));
-    std::string label;
-    BERTH_RETURN_IF_ERROR(anti.String("label", &label));
-    BERTH_RETURN_IF_ERROR(anti.Done());
-    if (label.empty()) return Error{p + ".label: Required value"};
-    BERTH_RETURN_IF_ERROR(SameWeight(t.anti_affinity_weight, t.anti_affinity_path, weight, path,
-                                     "serviceAntiAffinity"));
-    t.anti_affinity_labels.push_back(label);
-    t.priorities["ServiceAffinity"] = {weight, path};
-  } else if (lp != nullptr) {
-    const std::string p = apath + ".labelPreference";
-    BERTH_ASSIGN_OR_RETURN(Reader pref, Read(*lp, p));
-    std::string label;
-    bool presence = false;
-    BERTH_RETURN_IF_ERROR(pref.String("label", &label));
-    BERTH_RETURN_IF_ERROR(pref.Bool("presence", &presence));
-    BERTH_RETURN_IF_ERROR(pref.Done());
-    if (label.empty()) return Error{p + ".label: Required value"};
-    BERTH_RETURN_IF_ERROR(
-        SameWeight(t.label_pref_weight, t.label_pref_path, weight, path, "labelPreference"));
-    (presence ? t.present_pref : t.absent_pref).push_back(label);
-    t.priorities["NodeLabel"] = {weight, path};
-  } else {
-    const std::string p = apath + ".requestedToCapacityRatioArguments";
-    BERTH_ASSIGN_OR_RETURN(Value strategy, RequestedToCapacityRatio(*rtcr, p));
-    BERTH_RETURN_IF_ERROR(SetFitStrategy(t, std::move(strategy), path));
-    t.priorities["RequestedToCapacityRatioPriority"] = {weight, path};
-  }
-  return Ok();
+  if (arg == nullptr) return ProcessNamedPriority(name, weight, path, t);
+  return ProcessCustomPriority(*arg, weight, path, t);
 }
 
-// The Policy document `root` -> a profile and extenders. Errors name the field path (the caller
-// adds the source).
-Result<PolicyResult> Translate(const Value& root, const std::string& source,
-                               const std::vector<std::string>& known_plugins,
-                               const std::string& scheduler_name) {
+// The Policy's top-level fields; the entries are read later, in their own phases.
+struct PolicyFields {
+  const Value* predicates = nullptr;
+  const Value* priorities = nullptr;
+  const Value* extenders = nullptr;
+  int64_t hard_weight = 0;
+};
+
+Result<PolicyFields> ReadPolicyFields(const Value& root) {
   if (!root.IsObject()) {
     return Error{"expected a Policy object, got " + std::string(root.TypeName())};
   }
@@ -290,19 +318,22 @@ Result<PolicyResult> Translate(const Value& root, const std::string& source,
                                     api_version->AsString() != "kubescheduler.config.k8s.io/v1"))) {
     return Error{"apiVersion: want \"v1\""};
   }
-  BERTH_ASSIGN_OR_RETURN(const Value* preds, in.Array("predicates"));
-  BERTH_ASSIGN_OR_RETURN(const Value* prios, in.Array("priorities"));
-  BERTH_ASSIGN_OR_RETURN(const Value* ext, in.Array("extenders"));
-  int64_t hard_weight = 0;
-  BERTH_RETURN_IF_ERROR(in.Int64("hardPodAffinitySymmetricWeight", &hard_weight));
+  PolicyFields fields;
+  BERTH_ASSIGN_OR_RETURN(fields.predicates, in.Array("predicates"));
+  BERTH_ASSIGN_OR_RETURN(fields.priorities, in.Array("priorities"));
+  BERTH_ASSIGN_OR_RETURN(fields.extenders, in.Array("extenders"));
+  BERTH_RETURN_IF_ERROR(in.Int64("hardPodAffinitySymmetricWeight", &fields.hard_weight));
   // alwaysCheckAllPredicates only changed whether upstream's old generic scheduler stopped at the
   // first failing predicate; the framework (and berth) always reports every Filter's reason.
   bool always_check_all = false;
   BERTH_RETURN_IF_ERROR(in.Bool("alwaysCheckAllPredicates", &always_check_all));
   BERTH_RETURN_IF_ERROR(in.Done());
+  return fields;
+}
 
-  Translation t;
-  std::set<std::string> from_defaults;  // keys whose plugin may be missing silently
+// The `predicates` entries, or upstream's defaults when the list is absent; plus the mandatory
+// ones.
+Ok TranslatePredicates(const Value* preds, Translation& t) {
   if (preds != nullptr) {
     for (size_t i = 0; i < preds->AsArray().size(); ++i) {
       BERTH_RETURN_IF_ERROR(
@@ -311,15 +342,18 @@ Result<PolicyResult> Translate(const Value& root, const std::string& source,
   } else {
     for (const auto& p : DefaultPredicates()) {
       t.predicates.emplace(p, "");
-      from_defaults.insert(p);
+      t.default_predicates.insert(p);
     }
   }
   // Upstream's MandatoryPredicates.
   for (const char* p : {"PodToleratesNodeTaints", "CheckNodeUnschedulable"}) {
-    if (t.predicates.emplace(p, "").second) from_defaults.erase(p);
+    if (t.predicates.emplace(p, "").second) t.default_predicates.erase(p);
   }
+  return Ok();
+}
 
-  std::set<std::string> default_priorities;
+// The `priorities` entries, or upstream's defaults (and their LeastAllocated scoring) when absent.
+Ok TranslatePriorities(const Value* prios, Translation& t) {
   if (prios != nullptr) {
     for (size_t i = 0; i < prios->AsArray().size(); ++i) {
       BERTH_RETURN_IF_ERROR(
@@ -328,53 +362,80 @@ Result<PolicyResult> Translate(const Value& root, const std::string& source,
   } else {
     for (const auto& [name, weight] : DefaultPriorities()) {
       t.priorities[name] = {weight, ""};
-      default_priorities.insert(name);
+      t.default_priorities.insert(name);
     }
     t.fit_strategy = SimpleStrategy("LeastAllocated");
   }
+  return Ok();
+}
 
-  if (hard_weight < 0 || hard_weight > 100) {
-    return Error{"hardPodAffinitySymmetricWeight: Invalid value: " + std::to_string(hard_weight) +
-                 ": not in valid range [0-100]"};
-  }
+// Enables plugins at their extension points of one profile, refusing plugins berth lacks.
+class PluginEnabler {
+ public:
+  PluginEnabler(Plugins& plugins, const std::vector<std::string>& known_plugins)
+      : plugins_(plugins),
+        known_plugins_(known_plugins),
+        known_(known_plugins.begin(), known_plugins.end()) {}
 
-  PolicyResult result;
-  Profile& profile = result.profile;
-  profile.scheduler_name = scheduler_name;
-  Plugins& plugins = profile.plugins;
-  const std::set<std::string> known(known_plugins.begin(), known_plugins.end());
-  auto enable = [](PluginSet& set, const std::string& name, int32_t weight) {
-    for (const auto& r : set.enabled) {
+  bool Known(const std::string& name) const { return known_.count(name) > 0; }
+
+  // The first weight a plugin is enabled with stays.
+  void Enable(PluginSet Plugins::*set, const std::string& name, int32_t weight) {
+    for (const auto& r : (plugins_.*set).enabled) {
       if (r.name == name) return;
     }
-    set.enabled.push_back({name, weight});
-  };
-  auto apply = [&](const std::vector<PluginPoints>& list, int32_t weight, bool optional,
-                   const std::string& what, const std::string& path) -> Ok {
+    (plugins_.*set).enabled.push_back({name, weight});
+  }
+
+  // Every plugin of `list` at its points (Score ones with `weight`). A plugin berth lacks is
+  // skipped when `optional`, else an error naming `what` (at `path`, when it came from the file).
+  Ok Apply(const std::vector<PluginPoints>& list, int32_t weight, bool optional,
+           const std::string& what, const std::string& path) {
     for (const auto& pp : list) {
-      if (!known.count(pp.plugin)) {
+      if (!Known(pp.plugin)) {
         if (optional) continue;
         return Error{(path.empty() ? std::string("") : path + ": ") + what + " needs plugin " +
                      Quote(pp.plugin) + ", which berth does not have yet; remove it from the " +
-                     "policy (berth's plugins: " + Join(known_plugins) + ")"};
+                     "policy (berth's plugins: " + Join(known_plugins_) + ")"};
       }
-      if (pp.points & kPreFilter) enable(plugins.pre_filter, pp.plugin, 0);
-      if (pp.points & kFilter) enable(plugins.filter, pp.plugin, 0);
-      if (pp.points & kPreScore) enable(plugins.pre_score, pp.plugin, 0);
-      if (pp.points & kScore) enable(plugins.score, pp.plugin, weight);
-      if (pp.points & kReserve) enable(plugins.reserve, pp.plugin, 0);
-      if (pp.points & kPreBind) enable(plugins.pre_bind, pp.plugin, 0);
+      if (pp.points & kPreFilter) Enable(&Plugins::pre_filter, pp.plugin, 0);
+      if (pp.points & kFilter) Enable(&Plugins::filter, pp.plugin, 0);
+      if (pp.points & kPreScore) Enable(&Plugins::pre_score, pp.plugin, 0);
+      if (pp.points & kScore) Enable(&Plugins::score, pp.plugin, weight);
+      if (pp.points & kReserve) Enable(&Plugins::reserve, pp.plugin, 0);
+      if (pp.points & kPreBind) Enable(&Plugins::pre_bind, pp.plugin, 0);
     }
     return Ok();
-  };
+  }
 
+  bool EnabledAnywhere(std::string_view name) const {
+    for (const auto& ep : kExtensionPoints) {
+      for (const auto& r : (plugins_.*ep.set).enabled) {
+        if (r.name == name) return true;
+      }
+    }
+    return false;
+  }
+
+ private:
+  Plugins& plugins_;
+  const std::vector<std::string>& known_plugins_;
+  const std::set<std::string> known_;
+};
+
+Ok EnablePredicatePlugins(const Translation& t, PluginEnabler& enabler) {
   for (const auto& key : PredicateOrdering()) {
     auto it = t.predicates.find(key);
     if (it == t.predicates.end()) continue;
-    BERTH_RETURN_IF_ERROR(apply(PredicateTable().at(key), 0, from_defaults.count(key) > 0,
-                                "predicate " + Quote(key), it->second));
+    BERTH_RETURN_IF_ERROR(enabler.Apply(PredicateTable().at(key), 0,
+                                        t.default_predicates.count(key) > 0,
+                                        "predicate " + Quote(key), it->second));
   }
-  // Priorities in name order, as upstream's sorted key set.
+  return Ok();
+}
+
+// Priorities in name order, as upstream's sorted key set.
+Ok EnablePriorityPlugins(const Translation& t, PluginEnabler& enabler) {
   for (const auto& [key, wp] : t.priorities) {
     int64_t weight = wp.first;
     if (key == "NodeLabel")
@@ -386,66 +447,101 @@ Result<PolicyResult> Translate(const Value& root, const std::string& source,
     const std::string what = key == "NodeLabel"         ? "labelPreference priority"
                              : key == "ServiceAffinity" ? "serviceAntiAffinity priority"
                                                         : "priority " + Quote(key);
-    BERTH_RETURN_IF_ERROR(apply(PriorityTable().at(key), static_cast<int32_t>(weight),
-                                default_priorities.count(key) > 0, what, wp.second));
+    BERTH_RETURN_IF_ERROR(enabler.Apply(PriorityTable().at(key), static_cast<int32_t>(weight),
+                                        t.default_priorities.count(key) > 0, what, wp.second));
   }
+  return Ok();
+}
 
-  // Always-on plugins that were never predicates or priorities.
-  if (known.count("SchedulingGates")) enable(plugins.pre_enqueue, "SchedulingGates", 0);
-  enable(plugins.queue_sort, "PrioritySort", 0);
-  if (known.count("DefaultPreemption")) enable(plugins.post_filter, "DefaultPreemption", 0);
-  enable(plugins.bind, "DefaultBinder", 0);
+// Always-on plugins that were never predicates or priorities.
+void EnableAlwaysOnPlugins(PluginEnabler& enabler) {
+  if (enabler.Known("SchedulingGates")) enabler.Enable(&Plugins::pre_enqueue, "SchedulingGates", 0);
+  enabler.Enable(&Plugins::queue_sort, "PrioritySort", 0);
+  if (enabler.Known("DefaultPreemption")) {
+    enabler.Enable(&Plugins::post_filter, "DefaultPreemption", 0);
+  }
+  enabler.Enable(&Plugins::bind, "DefaultBinder", 0);
+}
 
-  auto enabled_anywhere = [&](std::string_view name) {
-    for (const auto& ep : kExtensionPoints) {
-      for (const auto& r : (plugins.*ep.set).enabled) {
-        if (r.name == name) return true;
-      }
-    }
-    return false;
-  };
+// NodeLabelArgs from the labelsPresence predicates and labelPreference priorities, if any.
+std::optional<Value> NodeLabelArgs(const Translation& t) {
+  if (t.present.empty() && t.absent.empty() && t.present_pref.empty() && t.absent_pref.empty()) {
+    return std::nullopt;
+  }
+  Value args = Value::MakeObject();
+  if (!t.present.empty()) args.Set("presentLabels", StringArray(t.present));
+  if (!t.absent.empty()) args.Set("absentLabels", StringArray(t.absent));
+  if (!t.present_pref.empty()) args.Set("presentLabelsPreference", StringArray(t.present_pref));
+  if (!t.absent_pref.empty()) args.Set("absentLabelsPreference", StringArray(t.absent_pref));
+  return args;
+}
+
+// ServiceAffinityArgs from the serviceAffinity predicates and serviceAntiAffinity priorities.
+std::optional<Value> ServiceAffinityArgs(const Translation& t) {
+  if (t.affinity_labels.empty() && t.anti_affinity_labels.empty()) return std::nullopt;
+  Value args = Value::MakeObject();
+  if (!t.affinity_labels.empty()) args.Set("affinityLabels", StringArray(t.affinity_labels));
+  if (!t.anti_affinity_labels.empty()) {
+    args.Set("antiAffinityLabelsPreference", StringArray(t.anti_affinity_labels));
+  }
+  return args;
+}
+
+// The profile's pluginConfig: what the entries and the global fields set, for enabled plugins.
+void AddPluginConfigs(Translation& t, int64_t hard_weight, const PluginEnabler& enabler,
+                      const std::string& source, Profile& profile) {
   auto add_config = [&](const std::string& name, Value args) {
     profile.plugin_config.push_back(
         {name, std::move(args), source + ": pluginConfig[" + name + "].args (from the policy)"});
   };
-  if (!t.present.empty() || !t.absent.empty() || !t.present_pref.empty() ||
-      !t.absent_pref.empty()) {
-    Value args = Value::MakeObject();
-    if (!t.present.empty()) args.Set("presentLabels", StringArray(t.present));
-    if (!t.absent.empty()) args.Set("absentLabels", StringArray(t.absent));
-    if (!t.present_pref.empty()) args.Set("presentLabelsPreference", StringArray(t.present_pref));
-    if (!t.absent_pref.empty()) args.Set("absentLabelsPreference", StringArray(t.absent_pref));
-    add_config("NodeLabel", std::move(args));
+  if (std::optional<Value> args = NodeLabelArgs(t)) add_config("NodeLabel", std::move(*args));
+  if (std::optional<Value> args = ServiceAffinityArgs(t)) {
+    add_config("ServiceAffinity", std::move(*args));
   }
-  if (!t.affinity_labels.empty() || !t.anti_affinity_labels.empty()) {
-    Value args = Value::MakeObject();
-    if (!t.affinity_labels.empty()) args.Set("affinityLabels", StringArray(t.affinity_labels));
-    if (!t.anti_affinity_labels.empty()) {
-      args.Set("antiAffinityLabelsPreference", StringArray(t.anti_affinity_labels));
-    }
-    add_config("ServiceAffinity", std::move(args));
-  }
-  if (t.fit_strategy.has_value() && enabled_anywhere("NodeResourcesFit")) {
+  if (t.fit_strategy.has_value() && enabler.EnabledAnywhere("NodeResourcesFit")) {
     Value args = Value::MakeObject();
     args.Set("scoringStrategy", std::move(*t.fit_strategy));
     add_config("NodeResourcesFit", std::move(args));
   }
   // Upstream (v1.21, DefaultPodTopologySpread on) gave EvenPodsSpreadPriority `defaultingType:
   // List`: the Policy's SelectorSpread already does the default spreading.
-  if (t.priorities.count("EvenPodsSpreadPriority") && known.count("PodTopologySpread")) {
+  if (t.priorities.count("EvenPodsSpreadPriority") && enabler.Known("PodTopologySpread")) {
     Value args = Value::MakeObject();
     args.Set("defaultingType", Value::String("List"));
     add_config("PodTopologySpread", std::move(args));
   }
-  if (hard_weight != 0 && enabled_anywhere("InterPodAffinity")) {
+  if (hard_weight != 0 && enabler.EnabledAnywhere("InterPodAffinity")) {
     Value args = Value::MakeObject();
     args.Set("hardPodAffinityWeight", Value::Int(hard_weight));
     add_config("InterPodAffinity", std::move(args));
   }
+}
 
-  if (ext != nullptr) {
+// The Policy document `root` -> a profile and extenders. Errors name the field path (the caller
+// adds the source).
+Result<PolicyResult> Translate(const Value& root, const std::string& source,
+                               const std::vector<std::string>& known_plugins,
+                               const std::string& scheduler_name) {
+  BERTH_ASSIGN_OR_RETURN(PolicyFields fields, ReadPolicyFields(root));
+  Translation t;
+  BERTH_RETURN_IF_ERROR(TranslatePredicates(fields.predicates, t));
+  BERTH_RETURN_IF_ERROR(TranslatePriorities(fields.priorities, t));
+  if (fields.hard_weight < 0 || fields.hard_weight > 100) {
+    return Error{"hardPodAffinitySymmetricWeight: Invalid value: " +
+                 std::to_string(fields.hard_weight) + ": not in valid range [0-100]"};
+  }
+
+  PolicyResult result;
+  result.profile.scheduler_name = scheduler_name;
+  PluginEnabler enabler(result.profile.plugins, known_plugins);
+  BERTH_RETURN_IF_ERROR(EnablePredicatePlugins(t, enabler));
+  BERTH_RETURN_IF_ERROR(EnablePriorityPlugins(t, enabler));
+  EnableAlwaysOnPlugins(enabler);
+  AddPluginConfigs(t, fields.hard_weight, enabler, source, result.profile);
+
+  if (fields.extenders != nullptr) {
     BERTH_ASSIGN_OR_RETURN(result.extenders,
-                           policy_internal::DecodeLegacyExtenders(*ext, "extenders"));
+                           policy_internal::DecodeLegacyExtenders(*fields.extenders, "extenders"));
   }
   return result;
 }
