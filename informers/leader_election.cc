@@ -163,62 +163,92 @@ void LeaderElector::ObserveHolder(const std::string& holder) {
   }
 }
 
+// Same steps as client-go's tryAcquireOrRenew: get (or create) the lease, decide whether we may
+// take it, update it.
 bool LeaderElector::TryAcquireOrRenew() {
   const std::string now = NowMicroTime();
   const auto lease_seconds = std::max<int64_t>(
       1, std::chrono::duration_cast<std::chrono::seconds>(config_.lease_duration).count());
-  client::Request get;
-  get.path = LeasePath() + "/" + config_.lease_name;
-  get.retry = false;
-  get.timeout = config_.renew_deadline;
-  auto got = client_.Do(get);
+  const LeaseRead read = GetLease();
+  switch (read.state) {
+    case LeaseRead::State::kFailed:
+      return false;
+    case LeaseRead::State::kNotFound:
+      return CreateLease(Record{config_.identity, lease_seconds, now, now, 0});
+    case LeaseRead::State::kFound:
+      break;
+  }
+  if (!MayTake(read.record)) return false;
+  Record next{config_.identity, lease_seconds, now, now, read.record.leader_transitions};
+  if (read.record.holder == config_.identity) {
+    next.acquire_time = read.record.acquire_time;
+  } else {
+    ++next.leader_transitions;
+  }
+  return UpdateLease(next, read.resource_version);
+}
+
+client::Request LeaderElector::LeaseRequest(std::string method, std::string path,
+                                            std::string body) const {
+  client::Request request;
+  request.method = std::move(method);
+  request.path = std::move(path);
+  request.body = std::move(body);
+  // The acquire/renew loops retry on their own schedule; a request must not outlast a round.
+  request.retry = false;
+  request.timeout = config_.renew_deadline;
+  return request;
+}
+
+LeaderElector::LeaseRead LeaderElector::GetLease() {
+  LeaseRead read;
+  auto got = client_.Do(LeaseRequest("GET", LeasePath() + "/" + config_.lease_name));
   if (!got.ok()) {
     Log("leader election: " + got.error());
-    return false;
+    return read;
   }
-
   if (got->status == 404) {
-    Record mine{config_.identity, lease_seconds, now, now, 0};
-    client::Request post;
-    post.method = "POST";
-    post.path = LeasePath() + kStrict;
-    post.body = LeaseBody(mine, "");
-    post.retry = false;
-    post.timeout = config_.renew_deadline;
-    auto created = client_.Do(post);
-    if (!created.ok()) {
-      Log("leader election: create lease: " + created.error());
-      return false;
-    }
-    if (created->status != 200 && created->status != 201) {
-      if (created->status != 409) {
-        Log("leader election: create lease: HTTP " + std::to_string(created->status) + ": " +
-            BodyMessage(created->body));
-      }
-      return false;
-    }
-    observed_record_ = mine;
-    have_observed_ = true;
-    observed_time_ = SteadyClock::now();
-    ObserveHolder(config_.identity);
-    return true;
+    read.state = LeaseRead::State::kNotFound;
+    return read;
   }
   if (got->status != 200) {
     Log("leader election: get lease: HTTP " + std::to_string(got->status) + ": " +
         BodyMessage(got->body));
-    return false;
+    return read;
   }
   auto doc = api::json::ParseJson(got->body);
   if (!doc.ok()) {
     Log("leader election: get lease: " + doc.error());
-    return false;
+    return read;
   }
   const api::Value* spec = doc->Find("spec");
-  Record current{StringField(spec, "holderIdentity"), IntField(spec, "leaseDurationSeconds"),
-                 StringField(spec, "acquireTime"), StringField(spec, "renewTime"),
-                 IntField(spec, "leaseTransitions")};
-  std::string resource_version = StringField(doc->Find("metadata"), "resourceVersion");
+  read.state = LeaseRead::State::kFound;
+  read.record = Record{StringField(spec, "holderIdentity"), IntField(spec, "leaseDurationSeconds"),
+                       StringField(spec, "acquireTime"), StringField(spec, "renewTime"),
+                       IntField(spec, "leaseTransitions")};
+  read.resource_version = StringField(doc->Find("metadata"), "resourceVersion");
+  return read;
+}
 
+bool LeaderElector::CreateLease(const Record& mine) {
+  auto created = client_.Do(LeaseRequest("POST", LeasePath() + kStrict, LeaseBody(mine, "")));
+  if (!created.ok()) {
+    Log("leader election: create lease: " + created.error());
+    return false;
+  }
+  if (created->status != 200 && created->status != 201) {
+    // 409: another candidate created it first.
+    if (created->status != 409) {
+      Log("leader election: create lease: HTTP " + std::to_string(created->status) + ": " +
+          BodyMessage(created->body));
+    }
+    return false;
+  }
+  ObserveOwnWrite(mine);
+  return true;
+}
+
+bool LeaderElector::MayTake(const Record& current) {
   // Expiry is judged by when *we* saw the record change, as client-go does.
   if (!have_observed_ || !(current == observed_record_)) {
     observed_record_ = current;
@@ -227,24 +257,14 @@ bool LeaderElector::TryAcquireOrRenew() {
   }
   ObserveHolder(current.holder);
   bool held_by_other = !current.holder.empty() && current.holder != config_.identity;
-  if (held_by_other &&
-      SteadyClock::now() < observed_time_ + std::chrono::seconds(current.lease_duration_seconds)) {
-    return false;
-  }
+  return !held_by_other ||
+         SteadyClock::now() >=
+             observed_time_ + std::chrono::seconds(current.lease_duration_seconds);
+}
 
-  Record next{config_.identity, lease_seconds, now, now, current.leader_transitions};
-  if (current.holder == config_.identity) {
-    next.acquire_time = current.acquire_time;
-  } else {
-    ++next.leader_transitions;
-  }
-  client::Request put;
-  put.method = "PUT";
-  put.path = get.path + kStrict;
-  put.body = LeaseBody(next, resource_version);
-  put.retry = false;
-  put.timeout = config_.renew_deadline;
-  auto updated = client_.Do(put);
+bool LeaderElector::UpdateLease(const Record& next, const std::string& resource_version) {
+  auto updated = client_.Do(LeaseRequest("PUT", LeasePath() + "/" + config_.lease_name + kStrict,
+                                         LeaseBody(next, resource_version)));
   if (!updated.ok()) {
     Log("leader election: update lease: " + updated.error());
     return false;
@@ -257,10 +277,15 @@ bool LeaderElector::TryAcquireOrRenew() {
     }
     return false;
   }
-  observed_record_ = next;
+  ObserveOwnWrite(next);
+  return true;
+}
+
+void LeaderElector::ObserveOwnWrite(const Record& written) {
+  observed_record_ = written;
+  have_observed_ = true;
   observed_time_ = SteadyClock::now();
   ObserveHolder(config_.identity);
-  return true;
 }
 
 void LeaderElector::Release() {

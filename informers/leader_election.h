@@ -93,8 +93,31 @@ class LeaderElector {
 
   LeaderElector(client::KubeClient& client, LeaderElectionConfig config);
   void Run();
+  // The lease as GetLease read it.
+  struct LeaseRead {
+    // kFailed: the request or the decoding failed (already logged).
+    enum class State { kFailed, kNotFound, kFound } state = State::kFailed;
+    Record record;                 // kFound only
+    std::string resource_version;  // kFound only
+  };
+
   // One GET + (POST | PUT) round; true when this process holds the lease afterwards.
   bool TryAcquireOrRenew();
+  // The steps of TryAcquireOrRenew. Failures are logged, except a 409 on POST or PUT (another
+  // candidate won the race, or the leader renewed).
+  LeaseRead GetLease();
+  // POSTs a new lease; true when created.
+  bool CreateLease(const Record& mine);
+  // Notes `current` as observed (its observation time resets when it changed) and says whether
+  // this process may write it: it holds it already, nobody does, or the holder has not renewed
+  // for leaseDurationSeconds since we observed the record.
+  bool MayTake(const Record& current);
+  // PUTs `next` with the resourceVersion precondition; true when written.
+  bool UpdateLease(const Record& next, const std::string& resource_version);
+  // After a successful POST or PUT: this process is the observed holder, as of now.
+  void ObserveOwnWrite(const Record& written);
+  // A lease request: no client retries, bounded by renew_deadline.
+  client::Request LeaseRequest(std::string method, std::string path, std::string body = "") const;
   void Release();
   void ObserveHolder(const std::string& holder);
   bool SleepFor(std::chrono::milliseconds d);

@@ -192,30 +192,22 @@ api::Value RecordJson(PodRecord& r, const scheduler::Scheduler& sched, bool expl
   return o;
 }
 
-}  // namespace
+// The preempted list of the output: victims in eviction order.
+api::Value PreemptedJson(const std::vector<SimWriter::Preempted>& preempted) {
+  api::Value list = api::Value::MakeArray();
+  for (const auto& p : preempted) {
+    api::Value o = api::Value::MakeObject();
+    o.Set("pod", api::Value::String(p.victim));
+    o.Set("node", api::Value::String(p.node));
+    o.Set("preemptor", api::Value::String(p.preemptor));
+    list.Push(std::move(o));
+  }
+  return list;
+}
 
-Result<api::Value> Run(const ClusterFile& cluster, const config::SchedulerConfiguration& cfg,
-                       const framework::Registry& registry, const Options& options) {
-  const framework::TimePoint start = StartTime(cluster);
-  framework::FakeClock clock(start);
-  api::ClusterObjects objects;
-  binder::DeferredExecutor executor;
-  std::map<std::string, api::Labels> node_labels;
-  for (const auto& n : cluster.nodes) node_labels[n->metadata.name] = n->metadata.labels;
-  InstantVolumes volumes(&objects, [&node_labels](const std::string& node) {
-    auto it = node_labels.find(node);
-    return it == node_labels.end() ? api::Labels() : it->second;
-  });
-  SimWriter writer(&volumes);
-  Recorder recorder;
-  scheduler::SchedulerDeps deps{&clock, &objects, &writer, &executor, &recorder};
-  deps.extenders = options.extenders;
-  // The node search is deterministic whatever the parallelism (see FindNodesThatPassFilters),
-  // so the configured parallelism is kept.
-  auto created = scheduler::Scheduler::Create(cfg, registry, deps, {options.seed, options.explain});
-  if (!created.ok()) return Error{created.error()};
-  scheduler::Scheduler& sched = **created;
-
+// Fills the informer caches with every object of the cluster file except nodes and pods, which
+// also go to the scheduler (Simulation::Load).
+void StoreObjects(const ClusterFile& cluster, api::ClusterObjects& objects) {
   for (const auto& o : cluster.namespaces) objects.namespaces.Upsert(o);
   for (const auto& o : cluster.pvcs) objects.pvcs.Upsert(o);
   for (const auto& o : cluster.pvs) objects.pvs.Upsert(o);
@@ -231,119 +223,201 @@ Result<api::Value> Run(const ClusterFile& cluster, const config::SchedulerConfig
   for (const auto& o : cluster.lvm_logical_volumes) objects.lvm_logical_volumes.Upsert(o);
   for (const auto& o : cluster.replicated_volumes) objects.replicated_volumes.Upsert(o);
   for (const auto& o : cluster.pdbs) objects.pdbs.Upsert(o);
-  for (const auto& n : cluster.nodes) sched.AddNode(n);
-  std::vector<std::shared_ptr<const api::Pod>> pending;
-  for (const auto& p : cluster.pods) {
-    objects.pods.Upsert(p);
-    if (!p->spec.node_name.empty()) {
-      sched.AddPod(p);
-    } else if (sched.Responsible(*p)) {
-      pending.push_back(p);
+}
+
+std::map<std::string, api::Labels> NodeLabels(const ClusterFile& cluster) {
+  std::map<std::string, api::Labels> labels;
+  for (const auto& n : cluster.nodes) labels[n->metadata.name] = n->metadata.labels;
+  return labels;
+}
+
+// One run of `berth simulate`: the scheduler and, in place of the daemon's surroundings, the
+// informer caches (objects_), the binder (executor_, writer_) and the volume controllers
+// (volumes_), all on a virtual clock. Phases, in order: CreateScheduler, Load, RunToHorizon,
+// Output. Members are declared in dependency order, so the scheduler is destroyed first.
+class Simulation {
+ public:
+  Simulation(const ClusterFile& cluster, const Options& options)
+      : start_(StartTime(cluster)),
+        horizon_(start_ + options.horizon),
+        clock_(start_),
+        node_labels_(NodeLabels(cluster)),
+        volumes_(&objects_,
+                 [this](const std::string& node) {
+                   auto it = node_labels_.find(node);
+                   return it == node_labels_.end() ? api::Labels() : it->second;
+                 }),
+        writer_(&volumes_) {}
+
+  // Error when the configuration cannot be instantiated (Scheduler::Create's error).
+  Ok CreateScheduler(const config::SchedulerConfiguration& cfg, const framework::Registry& registry,
+                     const Options& options) {
+    scheduler::SchedulerDeps deps{&clock_, &objects_, &writer_, &executor_, &recorder_};
+    deps.extenders = options.extenders;
+    // The node search is deterministic whatever the parallelism (see FindNodesThatPassFilters),
+    // so the configured parallelism is kept.
+    auto created =
+        scheduler::Scheduler::Create(cfg, registry, deps, {options.seed, options.explain});
+    if (!created.ok()) return Error{created.error()};
+    sched_ = std::move(*created);
+    return Ok();
+  }
+
+  // Delivers the cluster file as the informers' initial lists would. Needs CreateScheduler.
+  void Load(const ClusterFile& cluster) {
+    StoreObjects(cluster, objects_);
+    for (const auto& n : cluster.nodes) sched_->AddNode(n);
+    std::vector<std::shared_ptr<const api::Pod>> pending;
+    for (const auto& p : cluster.pods) {
+      objects_.pods.Upsert(p);
+      if (!p->spec.node_name.empty()) {
+        sched_->AddPod(p);
+      } else if (sched_->Responsible(*p)) {
+        pending.push_back(p);
+      }
+    }
+    // Pending pods enter the queue in creationTimestamp order (file order when equal or missing).
+    std::stable_sort(pending.begin(), pending.end(), [](const auto& a, const auto& b) {
+      auto ts = [](const api::Pod& p) {
+        return p.metadata.creation_timestamp ? p.metadata.creation_timestamp->unix_micros : 0;
+      };
+      return ts(*a) < ts(*b);
+    });
+    for (const auto& p : pending) {
+      recorder_.Track(p);
+      sched_->AddPod(p);
     }
   }
-  // Pending pods enter the queue in creationTimestamp order (file order when equal or missing).
-  std::stable_sort(pending.begin(), pending.end(), [](const auto& a, const auto& b) {
-    auto ts = [](const api::Pod& p) {
-      return p.metadata.creation_timestamp ? p.metadata.creation_timestamp->unix_micros : 0;
-    };
-    return ts(*a) < ts(*b);
-  });
-  for (const auto& p : pending) {
-    recorder.Track(p);
-    sched.AddPod(p);
+
+  // Schedules until no pod can make progress before the horizon, then times out the pods still
+  // waiting on Permit.
+  void RunToHorizon() {
+    for (;;) {
+      while (sched_->ScheduleOne(/*block=*/false)) Settle();
+      Settle();
+      if (sched_->queue().Counts().active > 0) continue;
+      // Nothing can run now: let virtual time pass to the next backoff expiry or Permit deadline.
+      std::optional<framework::TimePoint> next = sched_->queue().NextBackoffExpiry();
+      auto wait_deadline = sched_->ExpireWaitingPods();
+      if (wait_deadline && (!next || *wait_deadline < *next)) next = wait_deadline;
+      if (!next || *next > horizon_) break;
+      if (*next > clock_.Now()) clock_.Set(*next);
+      scheduler::FlushDue(*sched_);
+      Settle();
+    }
+    // Pods still waiting at the horizon time out now, releasing what they hold.
+    if (sched_->NumWaitingPods() > 0) {
+      clock_.Set(horizon_ + framework::kMaxPermitTimeout);
+      sched_->ExpireWaitingPods();
+      Settle();
+    }
+  }
+
+  // The output document (see Run in simulator.h).
+  api::Value Output(bool explain) {
+    api::Value out = api::Value::MakeObject();
+    api::Value pods = api::Value::MakeArray();
+    for (PodRecord* r : recorder_.Ordered()) pods.Push(RecordJson(*r, *sched_, explain));
+    out.Set("pods", std::move(pods));
+    const auto preempted = writer_.preempted();
+    if (!preempted.empty()) out.Set("preempted", PreemptedJson(preempted));
+    return out;
+  }
+
+ private:
+  // Runs the binding cycles that are ready, then delivers what they wrote.
+  void Settle() {
+    executor_.RunReady();
+    Deliver();
   }
 
   // Delivers recorded writes as the informer would: the pod object now has spec.nodeName (or
   // status.nominatedNodeName), and preemption victims are gone (no kubelet: deletion is
   // immediate, on the virtual clock).
-  auto deliver = [&] {
-    // Volume objects changed by PreBind (InstantVolumes), as the informers would report them.
+  void Deliver() {
+    DeliverVolumeUpdates();
+    DeliverDeletions();
+    DeliverNominations();
+    DeliverBindings();
+  }
+
+  // Volume objects changed by PreBind (InstantVolumes), as the informers would report them.
+  void DeliverVolumeUpdates() {
     std::vector<InstantVolumes::ClaimUpdate> claim_updates;
     std::vector<InstantVolumes::VolumeUpdate> volume_updates;
-    volumes.TakeEvents(&claim_updates, &volume_updates);
+    volumes_.TakeEvents(&claim_updates, &volume_updates);
     for (const auto& u : volume_updates) {
       const bool added = u.old_obj == nullptr;
       framework::EventObject old_obj = std::monostate{};
       if (!added) old_obj = u.old_obj.get();
-      sched.OnClusterEvent(
+      sched_->OnClusterEvent(
           framework::ClusterEvent{framework::EventResource::kPersistentVolume,
                                   added ? framework::action::kAdd : framework::action::kUpdate,
                                   added ? "PersistentVolumeAdd" : "PersistentVolumeUpdate"},
           old_obj, u.new_obj.get());
     }
     for (const auto& u : claim_updates) {
-      sched.OnClusterEvent(
+      sched_->OnClusterEvent(
           framework::ClusterEvent{framework::EventResource::kPersistentVolumeClaim,
                                   framework::action::kUpdate, "PersistentVolumeClaimUpdate"},
           u.old_obj.get(), u.new_obj.get());
     }
-    for (auto& victim : writer.TakeDeletions()) {
-      auto cur = objects.pods.Get(victim.metadata.namespace_, victim.metadata.name);
+  }
+
+  // A victim already gone, or replaced by a pod of the same name, is skipped (uid check).
+  void DeliverDeletions() {
+    for (auto& victim : writer_.TakeDeletions()) {
+      auto cur = objects_.pods.Get(victim.metadata.namespace_, victim.metadata.name);
       if (cur == nullptr || cur->metadata.uid != victim.metadata.uid) continue;
-      objects.pods.Remove(cur->Key());
-      sched.DeletePod(*cur);
+      objects_.pods.Remove(cur->Key());
+      sched_->DeletePod(*cur);
     }
-    for (auto& [pod, node] : writer.TakeNominations()) {
-      auto cur = objects.pods.Get(pod.metadata.namespace_, pod.metadata.name);
+  }
+
+  void DeliverNominations() {
+    for (auto& [pod, node] : writer_.TakeNominations()) {
+      auto cur = objects_.pods.Get(pod.metadata.namespace_, pod.metadata.name);
       if (cur == nullptr || cur->metadata.uid != pod.metadata.uid) continue;
       auto updated = std::make_shared<api::Pod>(*cur);
       updated->status.nominated_node_name = node;
-      objects.pods.Upsert(updated);
-      sched.UpdatePod(*cur, updated);
+      objects_.pods.Upsert(updated);
+      sched_->UpdatePod(*cur, updated);
     }
-    for (auto& [pod, node] : writer.Take()) {
-      auto old_pod = objects.pods.Get(pod.metadata.namespace_, pod.metadata.name);
-      auto bound = std::make_shared<api::Pod>(old_pod ? *old_pod : pod);
-      bound->spec.node_name = node;
-      objects.pods.Upsert(bound);
-      sched.UpdatePod(old_pod ? *old_pod : pod, bound);
-    }
-  };
-  const framework::TimePoint horizon = start + options.horizon;
-  for (;;) {
-    while (sched.ScheduleOne(/*block=*/false)) {
-      executor.RunReady();
-      deliver();
-    }
-    executor.RunReady();
-    deliver();
-    if (sched.queue().Counts().active > 0) continue;
-    // Nothing can run now: let virtual time pass to the next backoff expiry or Permit deadline.
-    std::optional<framework::TimePoint> next = sched.queue().NextBackoffExpiry();
-    auto wait_deadline = sched.ExpireWaitingPods();
-    if (wait_deadline && (!next || *wait_deadline < *next)) next = wait_deadline;
-    if (!next || *next > horizon) break;
-    if (*next > clock.Now()) clock.Set(*next);
-    scheduler::FlushDue(sched);
-    executor.RunReady();
-    deliver();
-  }
-  // Pods still waiting at the horizon time out now, releasing what they hold.
-  if (sched.NumWaitingPods() > 0) {
-    clock.Set(horizon + framework::kMaxPermitTimeout);
-    sched.ExpireWaitingPods();
-    executor.RunReady();
-    deliver();
   }
 
-  api::Value out = api::Value::MakeObject();
-  api::Value pods = api::Value::MakeArray();
-  for (PodRecord* r : recorder.Ordered()) pods.Push(RecordJson(*r, sched, options.explain));
-  out.Set("pods", std::move(pods));
-  // Victims of preemption, in eviction order.
-  const auto preempted = writer.preempted();
-  if (!preempted.empty()) {
-    api::Value list = api::Value::MakeArray();
-    for (const auto& p : preempted) {
-      api::Value o = api::Value::MakeObject();
-      o.Set("pod", api::Value::String(p.victim));
-      o.Set("node", api::Value::String(p.node));
-      o.Set("preemptor", api::Value::String(p.preemptor));
-      list.Push(std::move(o));
+  void DeliverBindings() {
+    for (auto& [pod, node] : writer_.Take()) {
+      auto old_pod = objects_.pods.Get(pod.metadata.namespace_, pod.metadata.name);
+      auto bound = std::make_shared<api::Pod>(old_pod ? *old_pod : pod);
+      bound->spec.node_name = node;
+      objects_.pods.Upsert(bound);
+      sched_->UpdatePod(old_pod ? *old_pod : pod, bound);
     }
-    out.Set("preempted", std::move(list));
   }
-  return out;
+
+  const framework::TimePoint start_;
+  const framework::TimePoint horizon_;
+  framework::FakeClock clock_;
+  api::ClusterObjects objects_;
+  binder::DeferredExecutor executor_;
+  const std::map<std::string, api::Labels> node_labels_;
+  InstantVolumes volumes_;
+  SimWriter writer_;
+  Recorder recorder_;
+  std::unique_ptr<scheduler::Scheduler> sched_;
+};
+
+}  // namespace
+
+Result<api::Value> Run(const ClusterFile& cluster, const config::SchedulerConfiguration& cfg,
+                       const framework::Registry& registry, const Options& options) {
+  Simulation sim(cluster, options);
+  if (Ok created = sim.CreateScheduler(cfg, registry, options); !created.ok()) {
+    return Error{created.error()};
+  }
+  sim.Load(cluster);
+  sim.RunToHorizon();
+  return sim.Output(options.explain);
 }
 
 }  // namespace berth::simulate
