@@ -33,7 +33,13 @@ CHART = os.path.join(ROOT, "charts", "berth")
 NS = "berth-system"
 RELEASE = "berth"
 KUBE_VERSION = "1.34.3"
-ALL_ON = ["--set", "serviceMonitor.enabled=true,crds.podGroup=true,grafanaDashboard.enabled=true"]
+# The installed chart: every optional part on, and the default profile with Coscheduling (as
+# scheduler-plugins' coscheduling config), since berth keeps PodGroup status only for profiles
+# that enable it.
+ALL_ON = ["--set", "serviceMonitor.enabled=true,crds.podGroup=true,grafanaDashboard.enabled=true",
+          "--set-json", 'config.profiles=[{"schedulerName": "berth-scheduler", "plugins": {'
+          '"multiPoint": {"enabled": [{"name": "Coscheduling"}]}, '
+          '"queueSort": {"enabled": [{"name": "Coscheduling"}], "disabled": [{"name": "*"}]}}}]']
 
 # Where each rendered kind is created. A kind missing here fails the test, so a new template
 # cannot go untested. None: the kind needs a CRD the test cluster does not have.
