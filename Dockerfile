@@ -11,7 +11,8 @@
 
 FROM debian:12 AS build
 ARG BUILD_TYPE=Release
-# Same list as scripts/setup (GTest is needed to configure: the top-level CMakeLists adds test/).
+# scripts/setup's list less clang-format (GTest is needed to configure: the top-level CMakeLists
+# adds test/).
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       build-essential cmake ninja-build pkg-config libboost-dev rapidjson-dev libyaml-cpp-dev \

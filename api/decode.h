@@ -1,6 +1,6 @@
 #pragma once
-// Typed decoding of Kubernetes objects from a Value tree (informers/api/value.h). The byte-level
-// parsers that build the tree live in informers/api/json. Every error names the field path from
+// Typed decoding of Kubernetes objects from a Value tree (api/value.h). The byte-level
+// parsers that build the tree live in api/json. Every error names the field path from
 // the object root, e.g. `spec.containers[0].resources.requests.cpu: invalid quantity "1.5.3"`.
 // Fields are read by api::Reader (api/reader.h) in kObjectMode, so type errors read as everywhere
 // else (`<path>: expected integer, got string`). Unknown fields are ignored (as the API server's
@@ -55,8 +55,8 @@ Result<Object> DecodeObject(const Value& v);
 std::string DescribeObject(const Value& v);
 
 // storage.deckhouse.io/v1alpha1 kinds read by the ReplicatedStorage plugin
-// (informers/api/decode_replicated.cc). Kept out of `Object`: only the informers of
-// run/daemon.cc and the cluster file of `berth simulate` read them.
+// (api/decode_replicated.cc). Kept out of `Object`: only the informers of
+// cmd/berth/app/run/daemon.cc and the cluster file of `berth simulate` read them.
 Result<ReplicatedStorageClass> DecodeReplicatedStorageClass(const Value& v);
 Result<ReplicatedStoragePool> DecodeReplicatedStoragePool(const Value& v);
 Result<LVMVolumeGroup> DecodeLVMVolumeGroup(const Value& v);

@@ -2,7 +2,7 @@
 // Deckhouse replicated storage objects (group storage.deckhouse.io/v1alpha1, all cluster-scoped)
 // that the ReplicatedStorage plugin reads: only the fields its algorithm uses (see
 // /work/shared/reference/replicated-storage.md, "CRDs needed"). Decoded by
-// informers/api/decode_replicated.cc; kept in api::ClusterObjects (store.h). Sizes are whole
+// api/decode_replicated.cc; kept in api::ClusterObjects (store.h). Sizes are whole
 // bytes (resource quantities rounded up, as Quantity::Value does).
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 #pragma once
 // Plain typed Kubernetes objects: only the fields berth reads. Decoded once at the edge
-// (informers/api/decode.h) and shared read-only afterwards (std::shared_ptr<const T>).
+// (api/decode.h) and shared read-only afterwards (std::shared_ptr<const T>).
 // Field names follow the JSON names in snake_case; optional API fields are std::optional.
 
 #include <cstdint>
@@ -172,10 +172,10 @@ struct Volume {
   std::string name;
   std::string pvc_claim_name;  // persistentVolumeClaim.claimName
   bool pvc_read_only = false;
-  bool ephemeral = false;  // generic ephemeral volume: the PVC is "<pod>-<volume>"
+  bool ephemeral = false;   // generic ephemeral volume: the PVC is "<pod>-<volume>"
   std::string gce_pd_name;  // gcePersistentDisk.pdName
   bool gce_pd_read_only = false;
-  std::string aws_ebs_volume_id;  // awsElasticBlockStore.volumeID
+  std::string aws_ebs_volume_id;               // awsElasticBlockStore.volumeID
   std::string iscsi_target_portal, iscsi_iqn;  // iscsi
   int32_t iscsi_lun = 0;
   bool iscsi_read_only = false;
@@ -345,8 +345,8 @@ struct Service {
 
 struct PodDisruptionBudget {
   ObjectMeta metadata;
-  std::optional<LabelSelector> selector;  // spec.selector; absent or empty matches nothing
-  int32_t disruptions_allowed = 0;        // status.disruptionsAllowed
+  std::optional<LabelSelector> selector;    // spec.selector; absent or empty matches nothing
+  int32_t disruptions_allowed = 0;          // status.disruptionsAllowed
   std::vector<std::string> disrupted_pods;  // names in status.disruptedPods
 };
 

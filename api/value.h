@@ -1,5 +1,5 @@
 #pragma once
-// A small JSON-like document tree. The byte parsers in informers/api/json (RapidJSON, yaml-cpp)
+// A small JSON-like document tree. The byte parsers in api/json (RapidJSON, yaml-cpp)
 // produce it; the typed decoders (decode.h) and plugin factories read it. Keeping the tree our own
 // keeps RapidJSON and yaml-cpp out of every header below the edge.
 
@@ -17,7 +17,8 @@ class Value {
   enum class Type : uint8_t { kNull, kBool, kInt, kDouble, kString, kArray, kObject };
   using Array = std::vector<Value>;
   using Member = std::pair<std::string, Value>;
-  using Object = std::vector<Member>;  // insertion order kept; lookups are linear (objects are small)
+  using Object =
+      std::vector<Member>;  // insertion order kept; lookups are linear (objects are small)
 
   Value() = default;
   static Value Bool(bool b);

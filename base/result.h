@@ -38,7 +38,7 @@ struct Error {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::move(value)) {}     // NOLINT: implicit by design
+  Result(T value) : v_(std::move(value)) {}      // NOLINT: implicit by design
   Result(Error error) : v_(std::move(error)) {}  // NOLINT
 
   bool ok() const { return v_.index() == 0; }
@@ -95,9 +95,9 @@ inline std::string_view ErrorCodeName(ErrorCode code) {
 #define BERTH_RESULT_CONCAT_INNER(a, b) a##b
 #define BERTH_RESULT_CONCAT(a, b) BERTH_RESULT_CONCAT_INNER(a, b)
 
-#define BERTH_RETURN_IF_ERROR(expr)                      \
-  do {                                                   \
-    auto&& berth_result_ = (expr);                       \
+#define BERTH_RETURN_IF_ERROR(expr)                         \
+  do {                                                      \
+    auto&& berth_result_ = (expr);                          \
     if (!berth_result_.ok()) return berth_result_.status(); \
   } while (0)
 

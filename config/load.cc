@@ -1,5 +1,4 @@
 #include "config/load.h"
-#include "base/strings.h"
 
 #include <cerrno>
 #include <cstring>
@@ -7,13 +6,13 @@
 #include <sstream>
 #include <utility>
 
+#include "api/json/parse.h"
+#include "base/strings.h"
 #include "config/defaults.h"
 #include "config/internal.h"
-#include "api/json/parse.h"
 
 namespace berth::config {
 namespace {
-
 
 // Upstream's scheme picks the type from apiVersion/kind before decoding; berth serves only v1.
 Ok CheckTypeMeta(const api::Value& root) {

@@ -15,8 +15,8 @@
 #include <string_view>
 #include <vector>
 
-#include "config/types.h"
 #include "base/result.h"
+#include "config/types.h"
 
 namespace berth::config {
 

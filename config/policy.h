@@ -33,14 +33,15 @@
 #include <string_view>
 #include <vector>
 
-#include "config/types.h"
 #include "base/result.h"
+#include "config/types.h"
 
 namespace berth::config {
 
 struct PolicyResult {
-  Profile profile;                  // plugins per extension point (no multiPoint), pluginConfig
-  std::vector<Extender> extenders;  // as written; called like the config's (extenders/)
+  Profile profile;  // plugins per extension point (no multiPoint), pluginConfig
+  std::vector<Extender>
+      extenders;  // as written; called like the config's (cmd/berth/app/extender/)
 };
 
 // Reads the file at `path` (the source name is the path) and parses it as ParsePolicy. Errors:

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "config/types.h"
-#include "base/result.h"
 #include "api/value.h"
+#include "base/result.h"
+#include "config/types.h"
 
 namespace berth::config::policy_internal {
 

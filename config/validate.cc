@@ -14,11 +14,11 @@
 #include <string_view>
 #include <vector>
 
-#include "config/defaults.h"
+#include "api/json/parse.h"
 #include "base/strings.h"
+#include "config/defaults.h"
 #include "config/duration.h"
 #include "config/internal.h"
-#include "api/json/parse.h"
 
 namespace berth::config::internal {
 namespace {
@@ -32,7 +32,6 @@ constexpr std::string_view kRemovedPlugins[] = {"AzureDiskLimits", "CinderLimits
 // client-go leaderelection.JitterFactor: renewDeadline must exceed retryPeriod by this factor.
 constexpr double kJitterFactor = 1.2;
 constexpr int64_t kMaxNodeScore = 100;
-
 
 std::string Invalid(const std::string& path, const std::string& value, std::string_view detail) {
   return path + ": Invalid value: " + value + ": " + std::string(detail);

@@ -5,8 +5,8 @@
 #include <unordered_set>
 #include <utility>
 
-#include "base/log.h"
 #include "api/json/parse.h"
+#include "base/log.h"
 
 namespace berth::informers {
 namespace {

@@ -39,8 +39,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "base/result.h"
 #include "api/value.h"
+#include "base/result.h"
 #include "informers/client/kube_client.h"
 
 namespace berth::informers {

@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "base/result.h"
 #include "api/value.h"
+#include "base/result.h"
 
 namespace berth::api::json {
 

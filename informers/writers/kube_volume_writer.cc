@@ -1,7 +1,7 @@
 // KubeApiWriter's volume binding writes (VolumeBinding's PreBind): merge patches of PVCs and PVs.
 
-#include "base/log.h"
 #include "api/json/parse.h"
+#include "base/log.h"
 #include "informers/writers/kube_writer.h"
 
 namespace berth::writers {

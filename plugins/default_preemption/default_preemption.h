@@ -33,8 +33,8 @@
 #include <memory>
 #include <string>
 
-#include "base/result.h"
 #include "api/value.h"
+#include "base/result.h"
 #include "scheduler/framework/plugin.h"
 #include "scheduler/framework/registry.h"
 

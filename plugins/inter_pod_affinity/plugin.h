@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "base/result.h"
 #include "api/value.h"
+#include "base/result.h"
 #include "scheduler/framework/handle.h"
 #include "scheduler/framework/plugin.h"
 

@@ -1,11 +1,11 @@
 #include "plugins/node_affinity/selector_terms.h"
-#include "base/strings.h"
 
 #include <charconv>
 #include <set>
 #include <string_view>
 
 #include "api/selector.h"
+#include "base/strings.h"
 
 namespace berth::plugins::node_affinity {
 namespace {
@@ -80,7 +80,6 @@ std::string Invalid(const std::string& path, const std::string& value_repr,
   }
   return out;
 }
-
 
 // ---- apimachinery's validation helpers ----
 

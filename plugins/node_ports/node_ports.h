@@ -11,8 +11,8 @@
 #include <memory>
 #include <vector>
 
-#include "base/result.h"
 #include "api/types.h"
+#include "base/result.h"
 #include "scheduler/framework/plugin.h"
 #include "scheduler/framework/registry.h"
 

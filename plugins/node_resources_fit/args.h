@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "base/result.h"
 #include "api/value.h"
+#include "base/result.h"
 
 namespace berth::plugins::node_resources_fit {
 

@@ -7,8 +7,8 @@
 #include <memory>
 #include <string>
 
-#include "base/result.h"
 #include "api/types.h"
+#include "base/result.h"
 #include "scheduler/framework/plugin.h"
 #include "scheduler/framework/registry.h"
 

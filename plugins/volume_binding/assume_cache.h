@@ -17,8 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "base/result.h"
 #include "api/store.h"
+#include "base/result.h"
 #include "plugins/volume_binding/pv_util.h"
 
 namespace berth::plugins::volume_binding {

@@ -1,17 +1,15 @@
 #include "plugins/volume_binding/binder.h"
-#include "base/strings.h"
 
 #include <algorithm>
 #include <set>
+
+#include "base/strings.h"
 
 namespace berth::plugins::volume_binding {
 
 using framework::Status;
 
-namespace {
-
-
-}  // namespace
+namespace {}  // namespace
 
 VolumeBinder::VolumeBinder(framework::Handle* handle, framework::Duration bind_timeout)
     : handle_(handle),

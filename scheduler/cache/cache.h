@@ -24,8 +24,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "base/result.h"
 #include "api/types.h"
+#include "base/result.h"
 #include "scheduler/framework/node_info.h"
 #include "scheduler/framework/snapshot.h"
 

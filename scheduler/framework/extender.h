@@ -1,7 +1,8 @@
 #pragma once
 // Extender: a scheduler extender as the scheduling and binding cycles see it (upstream's
 // framework.Extender). The core calls this interface only; the HTTP implementation lives in
-// extenders/ (linked by cmd/ and run/), so the core links no HTTP code and tests use fakes.
+// cmd/berth/app/extender/ (linked only by cmd/), so the core links no HTTP code and tests use
+// fakes.
 //
 // Where it is called (mirroring upstream's schedule_one.go):
 //   - Filter: after the Filter plugins, extenders in order, each on the survivors of the previous
@@ -22,8 +23,8 @@
 #include <string>
 #include <vector>
 
-#include "base/result.h"
 #include "api/types.h"
+#include "base/result.h"
 #include "scheduler/framework/node_info.h"
 
 namespace berth::framework {

@@ -31,8 +31,8 @@ class OutcomeSink {
                          const std::string& profile) = 0;
   // The attempt failed: reason "Unschedulable" or "SchedulerError"; message is the
   // FailedScheduling text.
-  virtual void Failed(const PodInfo& pod, const std::string& reason,
-                      const std::string& message, const std::string& profile) = 0;
+  virtual void Failed(const PodInfo& pod, const std::string& reason, const std::string& message,
+                      const std::string& profile) = 0;
   // A scheduling attempt started (first attempt order for simulate's output).
   virtual void Attempted(const PodInfo& pod) {}
   // Per-node detail of the attempt, when explanations are enabled.

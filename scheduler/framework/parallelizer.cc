@@ -67,8 +67,7 @@ void Parallelizer::WorkerLoop() {
   }
 }
 
-void Parallelizer::Until(int n, const std::function<void(int)>& fn,
-                         const std::atomic<bool>* stop) {
+void Parallelizer::Until(int n, const std::function<void(int)>& fn, const std::atomic<bool>* stop) {
   if (n <= 0) return;
   // Small jobs are not worth waking the pool for.
   if (threads_.empty() || n < 32) {

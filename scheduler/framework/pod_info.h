@@ -24,7 +24,7 @@ struct PodInfo {
   Resource requests;
   int64_t non_zero_cpu = 0;  // milli
   int64_t non_zero_memory = 0;
-  std::vector<HostPort> host_ports;  // containers' ports with hostPort > 0
+  std::vector<HostPort> host_ports;         // containers' ports with hostPort > 0
   bool has_affinity = false;                // pod affinity or anti-affinity
   bool has_required_anti_affinity = false;  // required pod anti-affinity terms
 

@@ -128,17 +128,16 @@ Resource Aggregate(const api::Pod& pod, ContainerFn to_resource) {
 }  // namespace
 
 Resource PodRequests(const api::Pod& pod) {
-  return Aggregate(pod, [](const api::Container& c) {
-    return Resource::FromList(c.resources.requests);
-  });
+  return Aggregate(
+      pod, [](const api::Container& c) { return Resource::FromList(c.resources.requests); });
 }
 
 std::pair<int64_t, int64_t> PodNonZeroRequests(const api::Pod& pod) {
   Resource r = Aggregate(pod, [](const api::Container& c) {
     Resource cr;
     auto cpu = c.resources.requests.find(api::kResourceCPU);
-    cr.milli_cpu = cpu == c.resources.requests.end() ? kDefaultMilliCPURequest
-                                                     : cpu->second.MilliValue();
+    cr.milli_cpu =
+        cpu == c.resources.requests.end() ? kDefaultMilliCPURequest : cpu->second.MilliValue();
     auto mem = c.resources.requests.find(api::kResourceMemory);
     cr.memory = mem == c.resources.requests.end() ? kDefaultMemoryRequest : mem->second.Value();
     return cr;

@@ -1,4 +1,4 @@
-// Decoding of the storage.deckhouse.io/v1alpha1 kinds (informers/api/decode_replicated.cc).
+// Decoding of the storage.deckhouse.io/v1alpha1 kinds (api/decode_replicated.cc).
 
 #include <gtest/gtest.h>
 

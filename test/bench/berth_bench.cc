@@ -11,10 +11,10 @@
 #include <iostream>
 #include <string>
 
-#include "config/load.h"
 #include "api/json/parse.h"
-#include "plugins/registry.h"
 #include "cmd/berth/app/simulate/simulator.h"
+#include "config/load.h"
+#include "plugins/registry.h"
 #include "test/bench/workloads.h"
 
 namespace {
@@ -96,8 +96,9 @@ int main(int argc, char** argv) {
   line.Set("peak_rss_mb", berth::api::Value::Double(PeakRssMb()));
   if (!cluster->pod_groups.empty()) {
     // Upstream's CI states gang cost per group attempt.
-    line.Set("ms_per_group", berth::api::Value::Double(
-                                 seconds * 1000.0 / static_cast<double>(cluster->pod_groups.size())));
+    line.Set("ms_per_group",
+             berth::api::Value::Double(seconds * 1000.0 /
+                                       static_cast<double>(cluster->pod_groups.size())));
   }
   std::cout << berth::api::json::ToJson(line) << "\n";
   return scheduled == pods ? 0 : 1;

@@ -37,8 +37,13 @@ std::shared_ptr<api::Pod> BasePod(int i) {
 }  // namespace
 
 std::vector<std::string> WorkloadNames() {
-  return {"SchedulingBasic", "SchedulingNodeAffinity", "TopologySpreading",
-          "SchedulingPodAntiAffinity", "Gang3", "Gang50", "PreemptionBasic"};
+  return {"SchedulingBasic",
+          "SchedulingNodeAffinity",
+          "TopologySpreading",
+          "SchedulingPodAntiAffinity",
+          "Gang3",
+          "Gang50",
+          "PreemptionBasic"};
 }
 
 Result<simulate::ClusterFile> Generate(const std::string& workload, int nodes, int pods) {

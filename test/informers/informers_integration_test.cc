@@ -277,9 +277,9 @@ TEST_F(ClusterTest, InformersSeeObjectsCreatedUpdatedAndDeletedThroughTheApi) {
   EXPECT_EQ(node_events, (std::vector<std::string>{"add n1", "update n1 zone=a", "delete n1"}));
   // Neither the PodGroup CRD nor the storage.deckhouse.io CRDs are installed here: those
   // informers report the kind absent instead of listing.
-  const std::set<std::string> crd_kinds = {"PodGroup",         "ReplicatedStorageClass",
-                                           "ReplicatedStoragePool", "LVMVolumeGroup",
-                                           "LVMLogicalVolume", "ReplicatedVolume"};
+  const std::set<std::string> crd_kinds = {
+      "PodGroup",       "ReplicatedStorageClass", "ReplicatedStoragePool",
+      "LVMVolumeGroup", "LVMLogicalVolume",       "ReplicatedVolume"};
   for (const auto& [kind, stats] : factory.Stats()) {
     const bool crd = crd_kinds.count(kind) > 0;
     EXPECT_EQ(stats.lists, crd ? 0 : 1) << kind;

@@ -6,10 +6,10 @@
 #include <map>
 #include <string>
 
-#include "config/load.h"
 #include "api/json/parse.h"
-#include "plugins/registry.h"
 #include "cmd/berth/app/simulate/simulator.h"
+#include "config/load.h"
+#include "plugins/registry.h"
 
 namespace berth::plugins::replicated_storage {
 namespace {

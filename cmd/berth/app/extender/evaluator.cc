@@ -1,10 +1,10 @@
 #include "cmd/berth/app/extender/evaluator.h"
-#include "base/strings.h"
 
 #include <map>
 #include <set>
 
 #include "api/decode.h"
+#include "base/strings.h"
 
 namespace berth::extender_server {
 
@@ -17,7 +17,6 @@ bool Assigned(const api::Pod& pod) { return !pod.spec.node_name.empty(); }
 bool Terminal(const api::Pod& pod) {
   return pod.status.phase == "Succeeded" || pod.status.phase == "Failed";
 }
-
 
 // The pod of the args, decoded; the error text is what goes into the result's Error.
 Result<framework::PodInfoPtr> PodOf(const extenders::ExtenderArgs& args) {

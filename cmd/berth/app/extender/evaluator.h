@@ -2,7 +2,7 @@
 // Evaluator: the heart of `berth extender` — one profile's PreFilter+Filter and
 // PreScore+Score(+NormalizeScore) plugins run for a pod someone else schedules, over a snapshot
 // of a cache the informers keep current (through the same AddNode/.../DeletePod handlers as the
-// Scheduler, see run/cluster_feed.h). It never assumes, reserves or binds.
+// Scheduler, see cmd/berth/app/run/cluster_feed.h). It never assumes, reserves or binds.
 //
 // Filter (an ExtenderFilterResult):
 //   - no Pod in the args, or a Pod that does not decode -> Error: "ExtenderArgs has no Pod" /
@@ -31,10 +31,10 @@
 #include <string>
 #include <vector>
 
-#include "config/types.h"
-#include "cmd/berth/app/extender/wire.h"
-#include "base/result.h"
 #include "api/store.h"
+#include "base/result.h"
+#include "cmd/berth/app/extender/wire.h"
+#include "config/types.h"
 #include "scheduler/cache/cache.h"
 #include "scheduler/framework/clock.h"
 #include "scheduler/framework/parallelizer.h"
@@ -58,7 +58,7 @@ class Evaluator {
 
   const std::string& profile() const { return fwk_->scheduler_name(); }
 
-  // ---- cache feed (run/cluster_feed.h); bound, non-terminal pods count on their nodes ----
+  // ---- cache feed (app/run/cluster_feed.h); bound, non-terminal pods count on their nodes ----
   void AddNode(std::shared_ptr<const api::Node> node);
   void UpdateNode(const api::Node& old_node, std::shared_ptr<const api::Node> node);
   void DeleteNode(const api::Node& node);

@@ -1,6 +1,6 @@
 #pragma once
 // HttpExtender: framework::Extender over HTTP(S), as kube-scheduler's HTTPExtender
-// (pkg/scheduler/extender.go). Each call POSTs JSON (extenders/wire.h) to
+// (pkg/scheduler/extender.go). Each call POSTs JSON (cmd/berth/app/extender/wire.h) to
 // `<urlPrefix without trailing slash>/<verb>` and waits at most httpTimeout (default 5 s) for the
 // whole exchange, over the one HTTP client (informers/client/http_client.h). Connections are
 // kept alive and reused; a reused connection the extender had closed is replaced transparently.

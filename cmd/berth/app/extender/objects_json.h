@@ -1,6 +1,6 @@
 #pragma once
 // Typed Pod / Node -> the v1 JSON an extender expects in ExtenderArgs (apiVersion, kind,
-// metadata, spec, status). Only the fields berth keeps (informers/api/types.h) are written, with
+// metadata, spec, status). Only the fields berth keeps (api/types.h) are written, with
 // the API's field names; empty optional fields are left out, as the API server's JSON does.
 // Pure functions; thread-safe.
 

@@ -3,9 +3,9 @@
 #include "base/log.h"
 #include "cmd/berth/app/extender/evaluator.h"
 #include "cmd/berth/app/extender/wire.h"
+#include "cmd/berth/app/run/cluster_feed.h"
 #include "informers/client/beast_client.h"
 #include "informers/informer.h"
-#include "cmd/berth/app/run/cluster_feed.h"
 
 namespace berth::extender_server {
 

@@ -6,14 +6,14 @@
 //   POST /prioritize, /scheduler/prioritize  ExtenderArgs -> HostPriorityList
 //   GET  /healthz (/livez)                   "ok"
 //   GET  /readyz                             "ok" once the informers have synced
-// Semantics of the answers: extender_server/evaluator.h. A body that is not ExtenderArgs gets,
-// for filter, a 200 whose Error says what is wrong (the scheduler shows it in FailedScheduling);
-// for prioritize a 400 with the reason. Before the caches have synced, filter answers Error
-// "berth extender: informer caches not synced yet" and prioritize 503.
+// Semantics of the answers: cmd/berth/app/extender/evaluator.h. A body that is not ExtenderArgs
+// gets, for filter, a 200 whose Error says what is wrong (the scheduler shows it in
+// FailedScheduling); for prioritize a 400 with the reason. Before the caches have synced, filter
+// answers Error "berth extender: informer caches not synced yet" and prioritize 503.
 //
 // Plain HTTP on the listen address, or HTTPS with the given certificate and key. Informers feed
-// the cache through run/cluster_feed.h, as in `berth run`. One request at a time, on the
-// server's I/O thread.
+// the cache through cmd/berth/app/run/cluster_feed.h, as in `berth run`. One request at a time, on
+// the server's I/O thread.
 
 #include <atomic>
 #include <condition_variable>
@@ -21,9 +21,9 @@
 #include <mutex>
 #include <string>
 
+#include "cmd/berth/app/serving/http_server.h"
 #include "config/types.h"
 #include "informers/client/config.h"
-#include "cmd/berth/app/serving/http_server.h"
 #include "scheduler/framework/registry.h"
 
 namespace berth::extender_server {

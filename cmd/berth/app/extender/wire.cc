@@ -2,8 +2,8 @@
 
 #include <cctype>
 
-#include "cmd/berth/app/extender/objects_json.h"
 #include "api/json/parse.h"
+#include "cmd/berth/app/extender/objects_json.h"
 
 namespace berth::extenders {
 namespace {

@@ -21,9 +21,9 @@
 #include <string_view>
 #include <vector>
 
-#include "base/result.h"
 #include "api/types.h"
 #include "api/value.h"
+#include "base/result.h"
 
 namespace berth::extenders {
 

@@ -2,15 +2,14 @@
 
 #include <algorithm>
 
-#include "base/log.h"
 #include "api/decode.h"
 #include "api/json/parse.h"
+#include "base/log.h"
 
 namespace berth::run {
 
 api::PodGroupStatus DesiredPodGroupStatus(const api::PodGroup& group,
-                                          const std::vector<const api::Pod*>& pods,
-                                          api::Time now) {
+                                          const std::vector<const api::Pod*>& pods, api::Time now) {
   api::PodGroupStatus s = group.status;
   const int32_t min = group.spec.min_member;
   const auto n = static_cast<int32_t>(pods.size());
@@ -56,8 +55,7 @@ api::PodGroupStatus DesiredPodGroupStatus(const api::PodGroup& group,
 
 PodGroupController::PodGroupController(client::KubeClient& client,
                                        const api::ClusterObjects& objects,
-                                       const framework::Clock& clock,
-                                       std::function<bool()> active)
+                                       const framework::Clock& clock, std::function<bool()> active)
     : client_(client), objects_(objects), clock_(clock), active_(std::move(active)) {}
 
 PodGroupController::~PodGroupController() { Stop(); }
@@ -126,9 +124,8 @@ void PodGroupController::Reconcile(const std::string& key) {
   objects_.pods.ForEach([&](const api::Pod& p) {
     if (GroupKeyOf(p) == key) owned.push_back(std::make_shared<api::Pod>(p));
   });
-  std::sort(owned.begin(), owned.end(), [](const auto& a, const auto& b) {
-    return a->metadata.name < b->metadata.name;
-  });
+  std::sort(owned.begin(), owned.end(),
+            [](const auto& a, const auto& b) { return a->metadata.name < b->metadata.name; });
   std::vector<const api::Pod*> pods;
   for (const auto& p : owned) pods.push_back(p.get());
   const api::Time now{clock_.Now().time_since_epoch().count()};

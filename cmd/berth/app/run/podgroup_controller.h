@@ -30,8 +30,7 @@ namespace berth::run {
 
 // The status the controller wants for `group` given its pods (pure; exposed for tests).
 api::PodGroupStatus DesiredPodGroupStatus(const api::PodGroup& group,
-                                          const std::vector<const api::Pod*>& pods,
-                                          api::Time now);
+                                          const std::vector<const api::Pod*>& pods, api::Time now);
 
 class PodGroupController {
  public:

@@ -120,7 +120,8 @@ Ok Loader::AddReplicatedStorage(const api::Value& doc, const std::string& where)
       [&](auto& o) -> Ok {
         using T = std::decay_t<decltype(o)>;
         const std::string kind = doc.Find("kind")->AsString();
-        if (o.metadata.name.empty()) return Error{where + ": " + kind + ": metadata.name: required"};
+        if (o.metadata.name.empty())
+          return Error{where + ": " + kind + ": metadata.name: required"};
         if (!seen.insert(kind + "//" + o.metadata.name).second) {
           return Error{where + ": " + kind + " " + o.metadata.name + ": defined twice"};
         }

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "api/replicated_storage_types.h"
-#include "base/result.h"
 #include "api/types.h"
+#include "base/result.h"
 
 namespace berth::simulate {
 

@@ -10,12 +10,12 @@
 #include <string>
 #include <vector>
 
-#include "config/types.h"
-#include "base/result.h"
 #include "api/value.h"
+#include "base/result.h"
+#include "cmd/berth/app/simulate/cluster_file.h"
+#include "config/types.h"
 #include "scheduler/framework/extender.h"
 #include "scheduler/framework/registry.h"
-#include "cmd/berth/app/simulate/cluster_file.h"
 
 namespace berth::simulate {
 

@@ -5,11 +5,11 @@
 
 #include <gtest/gtest.h>
 
-#include "config/load.h"
-#include "cmd/berth/app/extender/server.h"
-#include "cmd/berth/app/extender/objects_json.h"
-#include "cmd/berth/app/extender/wire.h"
 #include "api/json/parse.h"
+#include "cmd/berth/app/extender/objects_json.h"
+#include "cmd/berth/app/extender/server.h"
+#include "cmd/berth/app/extender/wire.h"
+#include "config/load.h"
 #include "plugins/registry.h"
 #include "test/testing/builders.h"
 

@@ -8,10 +8,10 @@
 #include <map>
 #include <string>
 
-#include "config/load.h"
 #include "api/json/parse.h"
-#include "plugins/registry.h"
 #include "cmd/berth/app/simulate/simulator.h"
+#include "config/load.h"
+#include "plugins/registry.h"
 
 namespace berth::simulate {
 namespace {
@@ -36,8 +36,8 @@ class GangSimulateTest : public ::testing::Test {
  protected:
   GangSimulateTest() : registry_(plugins::NewInTreeRegistry()) {}
 
-  // Runs docs/examples/<name>.yaml with docs/examples/<name>.config.yaml; outcomes by "ns/name", and the
-  // pods in output order (order of first attempt).
+  // Runs docs/examples/<name>.yaml with docs/examples/<name>.config.yaml; outcomes by "ns/name",
+  // and the pods in output order (order of first attempt).
   std::map<std::string, Outcome> Run(const std::string& name) {
     const std::string dir = std::string(BERTH_SOURCE_DIR) + "/docs/examples/";
     auto cluster = LoadClusterFile(dir + name + ".yaml");

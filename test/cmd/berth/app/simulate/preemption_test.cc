@@ -1,5 +1,5 @@
-// `berth simulate` on docs/examples/preemption/cluster.yaml: preemption acts as the daemon would, on
-// the virtual clock — the victim is removed and listed under "preempted", the preemptor lands on
+// `berth simulate` on docs/examples/preemption/cluster.yaml: preemption acts as the daemon would,
+// on the virtual clock — the victim is removed and listed under "preempted", the preemptor lands on
 // its nominated node, the room it was given is not taken by a lower-priority pod, PDB-protected
 // pods survive, and preemptionPolicy: Never is honoured.
 
@@ -8,10 +8,10 @@
 #include <map>
 #include <string>
 
-#include "config/load.h"
 #include "api/json/parse.h"
-#include "plugins/registry.h"
 #include "cmd/berth/app/simulate/simulator.h"
+#include "config/load.h"
+#include "plugins/registry.h"
 
 namespace berth::simulate {
 namespace {

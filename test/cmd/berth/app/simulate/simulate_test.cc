@@ -5,10 +5,10 @@
 
 #include <set>
 
-#include "config/load.h"
 #include "api/json/parse.h"
-#include "plugins/registry.h"
 #include "cmd/berth/app/simulate/simulator.h"
+#include "config/load.h"
+#include "plugins/registry.h"
 
 namespace berth::simulate {
 namespace {
