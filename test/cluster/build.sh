@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Builds upstream kube-apiserver, etcd and kube-scheduler (v1.34.3) from the Go module proxy.
+# Builds upstream kube-apiserver, etcd and kube-scheduler from the Go module proxy, at the version
+# in test/cluster/VERSION (go.mod is generated from it by test/cluster/bump).
 # Binaries are cached under ${BERTH_CLUSTER_CACHE:-$HOME/.cache/berth-cluster}/<hash of go.sum>/
 # and rebuilt only when go.sum changes. Prints the bin directory on stdout.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${BERTH_CLUSTER_CACHE:-$HOME/.cache/berth-cluster}
-key=$(sha256sum "$here/go.sum" "$here/go.mod" | sha256sum | cut -c1-16)
+key=$(sha256sum "$here/go.sum" "$here/go.mod" "$here/VERSION" | sha256sum | cut -c1-16)
 bin="$cache/$key/bin"
 want=(kube-apiserver etcd)
 [ "${BERTH_WITH_SCHEDULER:-0}" = 1 ] && want+=(kube-scheduler)
@@ -15,10 +16,15 @@ if [ $missing = 0 ]; then echo "$bin"; exit 0; fi
 mkdir -p "$bin"
 cd "$here"
 export GOTOOLCHAIN=local CGO_ENABLED=0 GOFLAGS=-mod=mod
-V=v1.34.3
+V=$(cat VERSION)
+minor=${V#v1.}; minor=${minor%%.*}
+if ! grep -q "k8s.io/kubernetes $V" go.mod; then
+  echo "test/cluster: go.mod does not require k8s.io/kubernetes $V (VERSION); run test/cluster/bump" >&2
+  exit 1
+fi
 LDF="-s -w"
 for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-  LDF="$LDF -X $p.gitVersion=$V -X $p.gitMajor=1 -X $p.gitMinor=34 -X $p.gitTreeState=clean"
+  LDF="$LDF -X $p.gitVersion=$V -X $p.gitMajor=1 -X $p.gitMinor=$minor -X $p.gitTreeState=clean"
 done
 TAGS=selinux,notest,grpcnotrace
 for b in "${want[@]}"; do
