@@ -32,7 +32,9 @@ from kube import wait_for  # noqa: E402
 CHART = os.path.join(ROOT, "charts", "berth")
 NS = "berth-system"
 RELEASE = "berth"
-KUBE_VERSION = "1.34.3"
+# The upstream version berth targets (test/cluster/VERSION, e.g. v1.37.2), without the "v".
+with open(os.path.join(ROOT, "test", "cluster", "VERSION")) as _f:
+    KUBE_VERSION = _f.read().strip().lstrip("v")
 # The installed chart: every optional part on, and the default profile with Coscheduling (as
 # scheduler-plugins' coscheduling config), since berth keeps PodGroup status only for profiles
 # that enable it.

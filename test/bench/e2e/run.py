@@ -6,12 +6,12 @@ Python 3 standard library only. Usage (from the repository root):
     test/bench/e2e/run.py [--nodes 1000] [--pods 3000] [--repeats 3]
                           [--workloads SchedulingBasic,...] [--out bench-results]
 
-One test cluster (test/cluster/up: etcd + kube-apiserver v1.34.3) is started; N nodes are
+One test cluster (test/cluster/up: etcd + kube-apiserver at test/cluster/VERSION) is started; N nodes are
 created as API objects (scheduler_perf's makeBaseNode: 4 cpu / 32Gi / 110 pods, Ready). For
 every workload and repeat, every scheduler runs in turn (the order alternates between repeats):
 
   berth     build/cmd/berth/berth run (leaderElect false, qps/burst 5000/5000)
-  upstream  kube-scheduler v1.34.3 from test/cluster (same qps/burst, leaderElect false)
+  upstream  kube-scheduler (test/cluster/VERSION) from test/cluster (same qps/burst, leaderElect false)
   ceiling   a "null binder" (this file, --null-binder): binds pods round-robin to nodes with no
             filtering through a pool of persistent HTTPS connections: the API server's ceiling
 
@@ -47,6 +47,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 sys.path.insert(0, os.path.join(ROOT, "test/integration"))
 
+with open(os.path.join(ROOT, "test", "cluster", "VERSION")) as _f:
+    UPSTREAM = _f.read().strip()  # the kube-scheduler version berth targets, e.g. v1.37.2
 TOKEN = "berth-test-admin-token"
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 ALL_WORKLOADS = ["SchedulingBasic", "SchedulingNodeAffinity", "SchedulingPodAntiAffinity",
@@ -776,7 +778,7 @@ MODE_TEXT = {
 
 def write_markdown(path, args, summary, bench, cmdline, started, mode="paced"):
     L = []
-    L.append(f"# berth vs kube-scheduler v1.34.3 vs null binder (same kube-apiserver): {mode}\n")
+    L.append(f"# berth vs kube-scheduler {UPSTREAM} vs null binder (same kube-apiserver): {mode}\n")
     L.append(f"- {MODE_TEXT[mode]}")
     L.append(f"- Command: `{cmdline}`")
     L.append(f"- Date: {started} (UTC); machine: {os.cpu_count()} cores, "
@@ -853,7 +855,7 @@ def write_png(path, summary, mode="paced"):
         ax.set_xticks(range(len(ws)))
         ax.set_xticklabels(ws, rotation=15, fontsize=8)
         ax.set_ylabel("pods/s (median)")
-        ax.set_title("berth vs kube-scheduler v1.34.3 vs null binder (same kube-apiserver), "
+        ax.set_title(f"berth vs kube-scheduler {UPSTREAM} vs null binder (same kube-apiserver), "
                      + mode + " mode")
         ax.legend()
         fig.tight_layout()
