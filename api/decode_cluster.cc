@@ -40,7 +40,8 @@ Ok DecodeNodeInto(const Reader& root, Node* out) {
   BERTH_RETURN_IF_ERROR(status.Resources("capacity", &out->status.capacity));
   BERTH_RETURN_IF_ERROR(status.Resources("allocatable", &out->status.allocatable));
   BERTH_RETURN_IF_ERROR(status.List("conditions", &out->status.conditions, DecodeNodeCondition));
-  return status.List("images", &out->status.images, DecodeContainerImage);
+  BERTH_RETURN_IF_ERROR(status.List("images", &out->status.images, DecodeContainerImage));
+  return status.Strings("declaredFeatures", &out->status.declared_features);
 }
 
 Ok DecodeNamespaceInto(const Reader& root, Namespace* out) {

@@ -48,7 +48,7 @@ class TaintToleration final : public framework::FilterPlugin,
     if (node == nullptr) return framework::Status::Error("node not found");
     const api::Taint* taint = FirstUntolerated(node->spec.taints, pod.Pod().spec.tolerations);
     if (taint == nullptr) return {};
-    return framework::Status::Unresolvable(UntoleratedTaintReason(*taint));
+    return framework::Status::Unresolvable(kErrReasonUntoleratedTaints);
   }
 
   framework::Status PreScore(framework::CycleState& state, const framework::PodInfo& pod,
@@ -135,15 +135,6 @@ class TaintToleration final : public framework::FilterPlugin,
 };
 
 }  // namespace
-
-std::string UntoleratedTaintReason(const api::Taint& taint) {
-  std::string r = "node(s) had untolerated taint {";
-  r += taint.key;
-  r += ": ";
-  r += taint.value;
-  r += '}';
-  return r;
-}
 
 Result<std::shared_ptr<framework::Plugin>> New(const framework::PluginContext& ctx) {
   BERTH_RETURN_IF_ERROR(framework::NoArgs(ctx.args, ctx.args_path));
