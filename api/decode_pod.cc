@@ -142,6 +142,12 @@ Ok DecodeAffinity(const Reader& spec, std::optional<Affinity>* out) {
 
 Ok DecodeVolume(const Reader& in, Volume* out) {
   BERTH_RETURN_IF_ERROR(in.String("name", &out->name));
+  BERTH_ASSIGN_OR_RETURN(Reader image, in.Child("image"));
+  if (image.present()) {
+    std::string reference;
+    BERTH_RETURN_IF_ERROR(image.String("reference", &reference));
+    out->image_reference = std::move(reference);
+  }
   BERTH_ASSIGN_OR_RETURN(Reader pvc, in.Child("persistentVolumeClaim"));
   if (pvc.present()) {
     BERTH_RETURN_IF_ERROR(pvc.String("claimName", &out->pvc_claim_name));

@@ -189,6 +189,8 @@ struct Volume {
   std::string rbd_pool, rbd_image;
   bool rbd_read_only = false;
   std::string csi_driver;  // inline CSI volume
+  // An image volume's image.reference (set, possibly empty, when the volume has an `image` source).
+  std::optional<std::string> image_reference;
 };
 
 struct PodSpec {
