@@ -160,6 +160,7 @@ Result<Object> DecodeObject(const Value& v) {
   if (kind == "PersistentVolume") return Wrap(DecodePersistentVolume(v), v);
   if (kind == "StorageClass") return Wrap(DecodeStorageClass(v), v);
   if (kind == "CSINode") return Wrap(DecodeCSINode(v), v);
+  if (kind == "CSIDriver") return Wrap(DecodeCSIDriver(v), v);
   if (kind == "Service") return Wrap(DecodeService(v), v);
   std::string api_version = StringField(&v, "apiVersion");
   if (kind == "PodDisruptionBudget") {

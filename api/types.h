@@ -346,6 +346,14 @@ struct CSINode {
   std::vector<CSINodeDriver> drivers;
 };
 
+// storage.k8s.io/v1 CSIDriver, named after the driver; only what NodeVolumeLimits reads.
+struct CSIDriver {
+  ObjectMeta metadata;
+  // spec.preventPodSchedulingIfMissing: pods using the driver fit only nodes whose CSINode lists
+  // it (VolumeLimitScaling, beta and on in v1.37).
+  bool prevent_pod_scheduling_if_missing = false;
+};
+
 // ---- services ----
 
 struct Service {

@@ -60,7 +60,7 @@ framework::Registry NewInTreeRegistry() {
   BERTH_REGISTER(coscheduling, {kind::kPodGroup});
   BERTH_REGISTER(pod_topology_spread, {kind::kService});
   BERTH_REGISTER(inter_pod_affinity, {kind::kNamespace});
-  BERTH_REGISTER(node_volume_limits, plus(kVolumes, {kind::kCSINode}));
+  BERTH_REGISTER(node_volume_limits, plus(kVolumes, {kind::kCSINode, kind::kCSIDriver}));
   BERTH_REGISTER(volume_restrictions, {kind::kPersistentVolumeClaim});
   BERTH_REGISTER(volume_binding, plus(kVolumes, {kind::kCSINode}));
   BERTH_REGISTER(volume_zone, kVolumes);
