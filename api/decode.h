@@ -43,9 +43,9 @@ Result<Time> ParseTime(const std::string& text);
 std::string FormatTime(Time t);  // RFC 3339 with microseconds, UTC
 
 // Any decoded object, tagged by kind.
-using Object = std::variant<Pod, Node, Namespace, PersistentVolumeClaim, PersistentVolume,
-                            StorageClass, CSINode, CSIDriver, Service, PodGroup,
-                            PodDisruptionBudget>;
+using Object =
+    std::variant<Pod, Node, Namespace, PersistentVolumeClaim, PersistentVolume, StorageClass,
+                 CSINode, CSIDriver, Service, PodGroup, PodDisruptionBudget>;
 
 // Decodes by `kind` (and apiVersion group where kinds are ambiguous). Returns:
 //  - the object, or

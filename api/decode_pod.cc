@@ -25,9 +25,7 @@ Ok DecodeContainerPort(const Reader& in, ContainerPort* out) {
   return in.String("hostIP", &out->host_ip);
 }
 
-Ok DecodeRestartRuleAction(const Reader& in, std::string* out) {
-  return in.String("action", out);
-}
+Ok DecodeRestartRuleAction(const Reader& in, std::string* out) { return in.String("action", out); }
 
 // Only whether any mount has bindMountOptions is kept.
 Ok DecodeVolumeMountBindOptions(const Reader& in, bool* has_options) {
@@ -42,8 +40,8 @@ Ok DecodeContainerCommon(const Reader& in, Container* out) {
   BERTH_RETURN_IF_ERROR(in.String("image", &out->image));
   BERTH_ASSIGN_OR_RETURN(Reader resources, in.Child("resources"));
   BERTH_RETURN_IF_ERROR(internal::DecodeResourceRequirements(resources, &out->resources));
-  BERTH_RETURN_IF_ERROR(in.List("restartPolicyRules", &out->restart_policy_rule_actions,
-                                DecodeRestartRuleAction));
+  BERTH_RETURN_IF_ERROR(
+      in.List("restartPolicyRules", &out->restart_policy_rule_actions, DecodeRestartRuleAction));
   std::vector<bool> mounts;
   BERTH_RETURN_IF_ERROR(in.List("volumeMounts", &mounts, [](const Reader& m, bool* has) {
     return DecodeVolumeMountBindOptions(m, has);

@@ -50,7 +50,7 @@ const api::Node* NodeOf(const framework::EventObject& obj, bool* ok) {
 
 // upstream's isSchedulableAfterAssignedPodChange (v1.37).
 QueueingHint AfterAssignedPodChange(const api::Pod& pod, const framework::EventObject& old_obj,
-                            const framework::EventObject& new_obj) {
+                                    const framework::EventObject& new_obj) {
   bool ok = true;
   const api::Pod* original = PodOf(old_obj, &ok);
   const api::Pod* modified = PodOf(new_obj, &ok);

@@ -272,7 +272,8 @@ class NodeVolumeLimits final : public framework::PreFilterPlugin,
     // VolumeLimitScaling (beta, on in v1.37): a driver that opted in must be on the node.
     for (const auto& [name, driver] : new_volumes) {
       if (!DriverInstalled(driver, csi_node.get())) {
-        return Status::Unschedulable(std::string(driver) + " CSI driver is not installed on the node");
+        return Status::Unschedulable(std::string(driver) +
+                                     " CSI driver is not installed on the node");
       }
     }
     if (csi_node == nullptr) return {};

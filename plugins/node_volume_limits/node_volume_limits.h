@@ -25,8 +25,8 @@
 // VolumeAttachment informer), and in-tree PersistentVolumes are not translated (berth's PV keeps
 // only spec.csi). The node-allocatable `attachable-volumes-csi-*` fallback is gone upstream too.
 // Requeue: CSINode/Add (no hint), CSINode/Update (hint: a driver's limit rose or was removed),
-// AssignedPod/Delete (hint: the deleted pod was bound and had a PVC, ephemeral or migratable volume),
-// PersistentVolumeClaim/Add (hint: the claim is one of the pod's).
+// AssignedPod/Delete (hint: the deleted pod was bound and had a PVC, ephemeral or migratable
+// volume), PersistentVolumeClaim/Add (hint: the claim is one of the pod's).
 
 #include <memory>
 

@@ -311,8 +311,8 @@ Result<std::shared_ptr<framework::Plugin>> New(const framework::PluginContext& c
     return Error{msg + "]"};
   }
   if (ctx.handle == nullptr) return Error{"VolumeBinding: the plugin needs a framework handle"};
-  return std::shared_ptr<framework::Plugin>(std::make_shared<VolumeBinding>(
-      ctx.handle, std::chrono::seconds(seconds), std::move(shape)));
+  return std::shared_ptr<framework::Plugin>(
+      std::make_shared<VolumeBinding>(ctx.handle, std::chrono::seconds(seconds), std::move(shape)));
 }
 
 }  // namespace berth::plugins::volume_binding

@@ -1,5 +1,6 @@
 #pragma once
-// VolumeBinding (PreFilter, Filter, PreScore, Score, Reserve, PreBind) — upstream's volumebinding plugin (v1.37).
+// VolumeBinding (PreFilter, Filter, PreScore, Score, Reserve, PreBind) — upstream's volumebinding
+// plugin (v1.37).
 //   PreFilter: Skip when the pod uses no PVC (persistentVolumeClaim or generic ephemeral volume).
 //     UnschedulableAndUnresolvable, on every node, when a claim
 //       is missing: `persistentvolumeclaim "<claim>" not found` (ephemeral: `waiting for

@@ -29,17 +29,11 @@ const char kKnownList[] =
     "NodeLabel, NodeName, NodeResourcesBalancedAllocation, NodeResourcesFit, NodeUnschedulable, "
     "PrioritySort, SchedulingGates, TaintToleration";
 
-const std::vector<std::string> kDefaultMultiPoint = {"SchedulingGates",
-                                                     "PrioritySort",
-                                                     "NodeName",
-                                                     "NodeUnschedulable",
-                                                     "TaintToleration(3)",
-                                                     "NodeAffinity(2)",
-                                                     "NodeResourcesFit(1)",
-                                                     "DefaultPreemption",
-                                                     "NodeResourcesBalancedAllocation(1)",
-                                                     "ImageLocality(1)",
-                                                     "DefaultBinder"};
+const std::vector<std::string> kDefaultMultiPoint = {
+    "SchedulingGates",     "PrioritySort",       "NodeName",
+    "NodeUnschedulable",   "TaintToleration(3)", "NodeAffinity(2)",
+    "NodeResourcesFit(1)", "DefaultPreemption",  "NodeResourcesBalancedAllocation(1)",
+    "ImageLocality(1)",    "DefaultBinder"};
 
 std::string Cfg(const std::string& body) {
   return "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n" + body;
@@ -515,10 +509,10 @@ TEST(ParseConfigTest, ValidationErrors) {
 
 // v1.37's pod-group points load (kube-scheduler files may carry them); disabling is a no-op.
 TEST(ParseConfigTest, PodGroupPointsDecodeAndMerge) {
-  auto c = Parse(
-      Cfg("profiles:\n- plugins:\n    placementScore: {disabled: [{name: '*'}]}\n"
-          "    podGroupPostFilter: {disabled: [{name: DefaultPreemption}]}\n"
-          "    placementGenerate: {}\n"));
+  auto c =
+      Parse(Cfg("profiles:\n- plugins:\n    placementScore: {disabled: [{name: '*'}]}\n"
+                "    podGroupPostFilter: {disabled: [{name: DefaultPreemption}]}\n"
+                "    placementGenerate: {}\n"));
   ASSERT_TRUE(c.ok()) << c.error();
   const Plugins& p = c->profiles[0].plugins;
   EXPECT_EQ(p.placement_score.disabled, (std::vector<std::string>{"*"}));

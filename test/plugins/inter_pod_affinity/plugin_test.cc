@@ -115,10 +115,11 @@ TEST(InterPodAffinityPluginTest, PodChangeHint) {
   nominated_other.status.nominated_node_name = "n1";
   api::Pod nominated_match = WithLabels(MakePod("s").Obj(), {{"service", "securityscan"}});
   nominated_match.status.nominated_node_name = "n1";
-  const api::Pod with_two_anti = MakePod("p")
-                                     .PodAntiAffinity(Term("service", kIn, {"securityscan"}, "region"))
-                                     .PodAntiAffinity(Term("app", kIn, {"web"}, "region"))
-                                     .Obj();
+  const api::Pod with_two_anti =
+      MakePod("p")
+          .PodAntiAffinity(Term("service", kIn, {"securityscan"}, "region"))
+          .PodAntiAffinity(Term("app", kIn, {"web"}, "region"))
+          .Obj();
   const api::Pod scheduled_security_bar =
       WithLabels(MakePod("s").Node("n1").Obj(), {{"service", "securityscan"}, {"app", "bar"}});
   const api::Pod scheduled_foo_bar =

@@ -81,7 +81,8 @@ TEST(NodeDeclaredFeaturesTest, PreFilterSkipsPodsWithoutRequirements) {
   auto plugin = std::dynamic_pointer_cast<framework::PreFilterPlugin>(MakePlugin());
   ASSERT_NE(plugin, nullptr);
   framework::CycleState state;
-  auto pod = framework::MakePodInfo(std::make_shared<api::Pod>(MakePod("p").Req({{"cpu", "100m"}}).Obj()));
+  auto pod =
+      framework::MakePodInfo(std::make_shared<api::Pod>(MakePod("p").Req({{"cpu", "100m"}}).Obj()));
   framework::PreFilterResult result;
   EXPECT_EQ(plugin->PreFilter(state, *pod, {}, &result).code(), Code::kSkip);
 }

@@ -541,8 +541,8 @@ TEST(NodeVolumeLimitsTest, DriverThatMustBeInstalled) {
     auto plugin = MakePlugin(h);
     auto* pre = dynamic_cast<framework::PreFilterPlugin*>(plugin.get());
     auto* filter = dynamic_cast<framework::FilterPlugin*>(plugin.get());
-    auto pod = framework::MakePodInfo(
-        std::make_shared<api::Pod>(PvcPod("p", {"csi-ebs.csi.aws.com-0"})));
+    auto pod =
+        framework::MakePodInfo(std::make_shared<api::Pod>(PvcPod("p", {"csi-ebs.csi.aws.com-0"})));
     framework::CycleState state;
     framework::PreFilterResult result;
     ASSERT_TRUE(pre->PreFilter(state, *pod, {}, &result).IsSuccess()) << c.name;

@@ -150,8 +150,7 @@ TEST(TaintTolerationTest, Filter) {
       {"A pod which can't be scheduled on a dedicated node assigned to user2 with effect "
        "NoSchedule",
        PodWithTolerations({Tol("dedicated", "Equal", "user2", "NoSchedule")}),
-       NodeWithTaints("nodeA", {{"dedicated", "user1", "NoSchedule"}}), kUU,
-       kReason},
+       NodeWithTaints("nodeA", {{"dedicated", "user1", "NoSchedule"}}), kUU, kReason},
       {"A pod can be scheduled onto the node, with a toleration uses operator Exists that "
        "tolerates the taints on the node",
        PodWithTolerations({Tol("foo", "Exists", "", "NoSchedule")}),
@@ -166,8 +165,7 @@ TEST(TaintTolerationTest, Filter) {
       {"A pod has a toleration that keys and values match the taint on the node, but (non-empty) "
        "effect doesn't match, can't be scheduled onto the node",
        PodWithTolerations({Tol("foo", "Equal", "bar", "PreferNoSchedule")}),
-       NodeWithTaints("nodeA", {{"foo", "bar", "NoSchedule"}}), kUU,
-       kReason},
+       NodeWithTaints("nodeA", {{"foo", "bar", "NoSchedule"}}), kUU, kReason},
       {"The pod has a toleration that keys and values match the taint on the node, the effect of "
        "toleration is empty, and the effect of taint is NoSchedule. Pod can be scheduled onto the "
        "node",
@@ -186,8 +184,7 @@ TEST(TaintTolerationTest, Filter) {
        NodeWithTaints("nodeA", {{"node-role.kubernetes.io/control-plane", "", "NoSchedule"}}), kUU,
        kReason},
       {"NoExecute taints are checked too", PodWithTolerations({}),
-       NodeWithTaints("nodeA", {{"k", "v", "NoExecute"}}), kUU,
-       kReason},
+       NodeWithTaints("nodeA", {{"k", "v", "NoExecute"}}), kUU, kReason},
       {"several untolerated taints read the same", PodWithTolerations({Tol("a", "Exists", "", "")}),
        NodeWithTaints("nodeA", {{"a", "1", "NoSchedule"},
                                 {"b", "2", "PreferNoSchedule"},

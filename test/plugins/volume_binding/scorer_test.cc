@@ -35,14 +35,14 @@ TEST(VolumeBindingScorerTest, CustomShape) {
 TEST(VolumeBindingScorerTest, ValidateShape) {
   std::vector<std::string> errs;
   ValidateShape({}, "args.shape", &errs);
-  EXPECT_EQ(errs,
-            std::vector<std::string>{"args.shape: Required value: at least one point must be "
-                                     "specified"});
+  EXPECT_EQ(errs, std::vector<std::string>{"args.shape: Required value: at least one point must be "
+                                           "specified"});
   errs.clear();
   ValidateShape({{-1, 0}, {101, 5}}, "args.shape", &errs);
-  EXPECT_EQ(errs, (std::vector<std::string>{
-                      "args.shape[0].utilization: Invalid value: -1: not in valid range [0, 100]",
-                      "args.shape[1].utilization: Invalid value: 101: not in valid range [0, 100]"}));
+  EXPECT_EQ(errs,
+            (std::vector<std::string>{
+                "args.shape[0].utilization: Invalid value: -1: not in valid range [0, 100]",
+                "args.shape[1].utilization: Invalid value: 101: not in valid range [0, 100]"}));
   errs.clear();
   ValidateShape(DefaultShape(), "args.shape", &errs);
   EXPECT_TRUE(errs.empty());
