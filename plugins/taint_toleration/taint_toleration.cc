@@ -35,12 +35,21 @@ const api::Taint* FirstUntolerated(const std::vector<api::Taint>& taints,
   return nullptr;
 }
 
-class TaintToleration final : public framework::FilterPlugin,
+class TaintToleration final : public framework::PreFilterPlugin,
+                              public framework::FilterPlugin,
                               public framework::PreScorePlugin,
                               public framework::ScorePlugin,
                               public framework::EnqueueExtensions {
  public:
   std::string_view Name() const override { return kName; }
+
+  // Upstream v1.37 added a PreFilter that only skips pods with a deferred resize (a gate that is
+  // off); it always succeeds.
+  framework::Status PreFilter(framework::CycleState&, const framework::PodInfo&,
+                              const std::vector<const framework::NodeInfo*>&,
+                              framework::PreFilterResult*) const override {
+    return {};
+  }
 
   framework::Status Filter(const framework::CycleState&, const framework::PodInfo& pod,
                            const framework::NodeInfo& node_info) const override {

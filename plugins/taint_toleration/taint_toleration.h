@@ -1,5 +1,7 @@
 #pragma once
-// TaintToleration (Filter, PreScore, Score + NormalizeScore) — upstream's tainttoleration plugin.
+// TaintToleration (PreFilter, Filter, PreScore, Score + NormalizeScore) — upstream's
+// tainttoleration plugin (v1.37).
+//   PreFilter: always Success (upstream's skips only pods with a deferred resize, gated off).
 //   Filter: the first NoSchedule/NoExecute taint of the node (in node order) that no toleration of
 //     the pod tolerates rejects it: UnschedulableAndUnresolvable, kErrReasonUntoleratedTaints (the
 //     taint itself is not named, as in upstream v1.37).

@@ -208,6 +208,17 @@ TEST(TaintTolerationTest, ReasonNamesNoTaint) {
   EXPECT_STREQ(kErrReasonUntoleratedTaints, "node(s) had untolerated taint(s)");
 }
 
+// v1.37 added a PreFilter; without a deferred resize it always succeeds (Filter still runs).
+TEST(TaintTolerationTest, PreFilterSucceeds) {
+  auto plugin = std::dynamic_pointer_cast<framework::PreFilterPlugin>(MakePlugin());
+  ASSERT_NE(plugin, nullptr);
+  framework::CycleState state;
+  auto pod = framework::MakePodInfo(std::make_shared<api::Pod>(PodWithTolerations({})));
+  framework::PreFilterResult result;
+  EXPECT_EQ(plugin->PreFilter(state, *pod, {}, &result).code(), framework::Code::kSuccess);
+  EXPECT_TRUE(result.AllNodes());
+}
+
 // Upstream's TestIsSchedulableAfterNodeChange cases.
 TEST(TaintTolerationTest, NodeChangeHint) {
   auto ext = std::dynamic_pointer_cast<framework::EnqueueExtensions>(MakePlugin());
