@@ -24,6 +24,7 @@ Result<PersistentVolumeClaim> DecodePersistentVolumeClaim(const Value& v);
 Result<PersistentVolume> DecodePersistentVolume(const Value& v);
 Result<StorageClass> DecodeStorageClass(const Value& v);
 Result<CSINode> DecodeCSINode(const Value& v);
+Result<CSIDriver> DecodeCSIDriver(const Value& v);
 Result<Service> DecodeService(const Value& v);
 Result<PodGroup> DecodePodGroup(const Value& v);
 Result<PodDisruptionBudget> DecodePodDisruptionBudget(const Value& v);
@@ -42,8 +43,9 @@ Result<Time> ParseTime(const std::string& text);
 std::string FormatTime(Time t);  // RFC 3339 with microseconds, UTC
 
 // Any decoded object, tagged by kind.
-using Object = std::variant<Pod, Node, Namespace, PersistentVolumeClaim, PersistentVolume,
-                            StorageClass, CSINode, Service, PodGroup, PodDisruptionBudget>;
+using Object =
+    std::variant<Pod, Node, Namespace, PersistentVolumeClaim, PersistentVolume, StorageClass,
+                 CSINode, CSIDriver, Service, PodGroup, PodDisruptionBudget>;
 
 // Decodes by `kind` (and apiVersion group where kinds are ambiguous). Returns:
 //  - the object, or

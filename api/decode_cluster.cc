@@ -40,7 +40,8 @@ Ok DecodeNodeInto(const Reader& root, Node* out) {
   BERTH_RETURN_IF_ERROR(status.Resources("capacity", &out->status.capacity));
   BERTH_RETURN_IF_ERROR(status.Resources("allocatable", &out->status.allocatable));
   BERTH_RETURN_IF_ERROR(status.List("conditions", &out->status.conditions, DecodeNodeCondition));
-  return status.List("images", &out->status.images, DecodeContainerImage);
+  BERTH_RETURN_IF_ERROR(status.List("images", &out->status.images, DecodeContainerImage));
+  return status.Strings("declaredFeatures", &out->status.declared_features);
 }
 
 Ok DecodeNamespaceInto(const Reader& root, Namespace* out) {
@@ -159,6 +160,7 @@ Result<Object> DecodeObject(const Value& v) {
   if (kind == "PersistentVolume") return Wrap(DecodePersistentVolume(v), v);
   if (kind == "StorageClass") return Wrap(DecodeStorageClass(v), v);
   if (kind == "CSINode") return Wrap(DecodeCSINode(v), v);
+  if (kind == "CSIDriver") return Wrap(DecodeCSIDriver(v), v);
   if (kind == "Service") return Wrap(DecodeService(v), v);
   std::string api_version = StringField(&v, "apiVersion");
   if (kind == "PodDisruptionBudget") {

@@ -1,6 +1,9 @@
 // Pod decoding (v1.Pod): the spec fields the scheduler's plugins read, with the API server's
 // validation for enums, ports, tolerations and affinity terms.
 
+#include <algorithm>
+#include <vector>
+
 #include "api/decode.h"
 #include "api/decode_internal.h"
 
@@ -22,11 +25,28 @@ Ok DecodeContainerPort(const Reader& in, ContainerPort* out) {
   return in.String("hostIP", &out->host_ip);
 }
 
+Ok DecodeRestartRuleAction(const Reader& in, std::string* out) { return in.String("action", out); }
+
+// Only whether any mount has bindMountOptions is kept.
+Ok DecodeVolumeMountBindOptions(const Reader& in, bool* has_options) {
+  std::vector<std::string> options;
+  BERTH_RETURN_IF_ERROR(in.Strings("bindMountOptions", &options));
+  *has_options = !options.empty();
+  return Ok();
+}
+
 Ok DecodeContainerCommon(const Reader& in, Container* out) {
   BERTH_RETURN_IF_ERROR(in.String("name", &out->name));
   BERTH_RETURN_IF_ERROR(in.String("image", &out->image));
   BERTH_ASSIGN_OR_RETURN(Reader resources, in.Child("resources"));
   BERTH_RETURN_IF_ERROR(internal::DecodeResourceRequirements(resources, &out->resources));
+  BERTH_RETURN_IF_ERROR(
+      in.List("restartPolicyRules", &out->restart_policy_rule_actions, DecodeRestartRuleAction));
+  std::vector<bool> mounts;
+  BERTH_RETURN_IF_ERROR(in.List("volumeMounts", &mounts, [](const Reader& m, bool* has) {
+    return DecodeVolumeMountBindOptions(m, has);
+  }));
+  out->has_bind_mount_options = std::find(mounts.begin(), mounts.end(), true) != mounts.end();
   return in.List("ports", &out->ports, DecodeContainerPort);
 }
 
@@ -120,6 +140,12 @@ Ok DecodeAffinity(const Reader& spec, std::optional<Affinity>* out) {
 
 Ok DecodeVolume(const Reader& in, Volume* out) {
   BERTH_RETURN_IF_ERROR(in.String("name", &out->name));
+  BERTH_ASSIGN_OR_RETURN(Reader image, in.Child("image"));
+  if (image.present()) {
+    std::string reference;
+    BERTH_RETURN_IF_ERROR(image.String("reference", &reference));
+    out->image_reference = std::move(reference);
+  }
   BERTH_ASSIGN_OR_RETURN(Reader pvc, in.Child("persistentVolumeClaim"));
   if (pvc.present()) {
     BERTH_RETURN_IF_ERROR(pvc.String("claimName", &out->pvc_claim_name));
@@ -184,6 +210,9 @@ Ok DecodePodSpec(const Reader& in, PodSpec* out) {
   BERTH_RETURN_IF_ERROR(in.List("topologySpreadConstraints", &out->topology_spread_constraints,
                                 internal::DecodeTopologySpreadConstraintInto));
   BERTH_RETURN_IF_ERROR(in.List("volumes", &out->volumes, DecodeVolume));
+  BERTH_RETURN_IF_ERROR(in.OptBool("hostUsers", &out->host_users));
+  BERTH_RETURN_IF_ERROR(
+      in.List("ephemeralContainers", &out->ephemeral_containers, DecodeContainerCommon));
   return in.Bool("hostNetwork", &out->host_network);
 }
 

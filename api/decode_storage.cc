@@ -1,4 +1,4 @@
-// PersistentVolumeClaim, PersistentVolume, StorageClass and CSINode decoding.
+// PersistentVolumeClaim, PersistentVolume, StorageClass, CSINode and CSIDriver decoding.
 
 #include "api/decode.h"
 #include "api/decode_internal.h"
@@ -104,6 +104,12 @@ Ok DecodeCSINodeInto(const Reader& root, CSINode* out) {
   return spec.List("drivers", &out->drivers, DecodeCSINodeDriver);
 }
 
+Ok DecodeCSIDriverInto(const Reader& root, CSIDriver* out) {
+  BERTH_RETURN_IF_ERROR(DecodeMeta(root, &out->metadata));
+  BERTH_ASSIGN_OR_RETURN(Reader spec, root.Child("spec"));
+  return spec.Bool("preventPodSchedulingIfMissing", &out->prevent_pod_scheduling_if_missing);
+}
+
 }  // namespace
 
 Result<PersistentVolumeClaim> DecodePersistentVolumeClaim(const Value& v) {
@@ -120,6 +126,10 @@ Result<StorageClass> DecodeStorageClass(const Value& v) {
 
 Result<CSINode> DecodeCSINode(const Value& v) {
   return internal::DecodeRoot<CSINode>(v, DecodeCSINodeInto);
+}
+
+Result<CSIDriver> DecodeCSIDriver(const Value& v) {
+  return internal::DecodeRoot<CSIDriver>(v, DecodeCSIDriverInto);
 }
 
 }  // namespace berth::api

@@ -10,6 +10,7 @@ inline constexpr const char kPersistentVolumeClaim[] = "PersistentVolumeClaim";
 inline constexpr const char kPersistentVolume[] = "PersistentVolume";
 inline constexpr const char kStorageClass[] = "StorageClass";
 inline constexpr const char kCSINode[] = "CSINode";
+inline constexpr const char kCSIDriver[] = "CSIDriver";
 inline constexpr const char kNamespace[] = "Namespace";
 inline constexpr const char kService[] = "Service";
 inline constexpr const char kPodGroup[] = "PodGroup";

@@ -76,6 +76,7 @@ struct ClusterObjects {
   Store<PersistentVolume> pvs;
   Store<StorageClass> storage_classes;
   Store<CSINode> csi_nodes;
+  Store<CSIDriver> csi_drivers;
   Store<Service> services;
   Store<PodGroup> pod_groups;
   // storage.deckhouse.io/v1alpha1 (ReplicatedStorage plugin); empty when the CRDs are absent.

@@ -154,6 +154,12 @@ struct Container {
   ResourceRequirements resources;
   std::vector<ContainerPort> ports;
   std::string restart_policy;  // init containers: "Always" makes a restartable sidecar
+  // restartPolicyRules[].action ("Restart", "RestartAllContainers"): NodeDeclaredFeatures infers
+  // RestartAllContainersOnContainerExits from them.
+  std::vector<std::string> restart_policy_rule_actions;
+  // Some volumeMounts[].bindMountOptions is non-empty (NodeDeclaredFeatures infers
+  // VolumeBindMountOptions); the mounts themselves are not kept.
+  bool has_bind_mount_options = false;
 };
 
 struct TopologySpreadConstraint {
@@ -183,6 +189,8 @@ struct Volume {
   std::string rbd_pool, rbd_image;
   bool rbd_read_only = false;
   std::string csi_driver;  // inline CSI volume
+  // An image volume's image.reference (set, possibly empty, when the volume has an `image` source).
+  std::optional<std::string> image_reference;
 };
 
 struct PodSpec {
@@ -201,6 +209,9 @@ struct PodSpec {
   std::vector<TopologySpreadConstraint> topology_spread_constraints;
   std::vector<Volume> volumes;
   bool host_network = false;
+  std::optional<bool> host_users;  // spec.hostUsers; false asks for a user namespace
+  // spec.ephemeralContainers, decoded as containers (only what NodeDeclaredFeatures reads matters).
+  std::vector<Container> ephemeral_containers;
 };
 
 struct PodCondition {
@@ -251,6 +262,9 @@ struct NodeStatus {
   ResourceList allocatable;
   std::vector<NodeCondition> conditions;
   std::vector<ContainerImage> images;
+  // status.declaredFeatures, kept in the kubelet's (sorted) order: NodeDeclaredFeatures matches
+  // the features a pod requires against them.
+  std::vector<std::string> declared_features;
 };
 
 struct Node {
@@ -330,6 +344,14 @@ struct CSINodeDriver {
 struct CSINode {
   ObjectMeta metadata;
   std::vector<CSINodeDriver> drivers;
+};
+
+// storage.k8s.io/v1 CSIDriver, named after the driver; only what NodeVolumeLimits reads.
+struct CSIDriver {
+  ObjectMeta metadata;
+  // spec.preventPodSchedulingIfMissing: pods using the driver fit only nodes whose CSINode lists
+  // it (VolumeLimitScaling, beta and on in v1.37).
+  bool prevent_pod_scheduling_if_missing = false;
 };
 
 // ---- services ----

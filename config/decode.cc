@@ -104,6 +104,11 @@ Ok DecodePlugins(const Reader& in, Plugins* out) {
     BERTH_RETURN_IF_ERROR(in.Object(
         ep.name, [&](const Reader& set) { return DecodePluginSet(set, &(out->*ep.set)); }));
   }
+  for (const PodGroupExtensionPoint& pg : kPodGroupExtensionPoints) {
+    BERTH_RETURN_IF_ERROR(in.Object(pg.point.name, [&](const Reader& set) {
+      return DecodePluginSet(set, &(out->*pg.point.set));
+    }));
+  }
   return in.Object(kMultiPoint.name, [&](const Reader& set) {
     return DecodePluginSet(set, &(out->*kMultiPoint.set));
   });

@@ -12,16 +12,30 @@
 namespace berth::config {
 
 const std::vector<PluginRef>& UpstreamDefaultPlugins() {
+  // getDefaultPlugins with v1.37.2's gate defaults: NodeDeclaredFeatures (GA) appended,
+  // DynamicResources (GA) inserted before DefaultPreemption; GenericWorkload,
+  // TopologyAwareWorkloadScheduling and InPlacePodVerticalScalingSchedulerPreemption are off.
   static const std::vector<PluginRef> kDefaults = {
-      {"SchedulingGates", 0},    {"PrioritySort", 0},
-      {"NodeUnschedulable", 0},  {"NodeName", 0},
-      {"TaintToleration", 3},    {"NodeAffinity", 2},
-      {"NodePorts", 0},          {"NodeResourcesFit", 1},
-      {"VolumeRestrictions", 0}, {"NodeVolumeLimits", 0},
-      {"VolumeBinding", 0},      {"VolumeZone", 0},
-      {"PodTopologySpread", 2},  {"InterPodAffinity", 2},
-      {"DefaultPreemption", 0},  {"NodeResourcesBalancedAllocation", 1},
-      {"ImageLocality", 1},      {"DefaultBinder", 0},
+      {"SchedulingGates", 0},
+      {"PrioritySort", 0},
+      {"NodeName", 0},
+      {"NodeUnschedulable", 0},
+      {"TaintToleration", 3},
+      {"NodeAffinity", 2},
+      {"NodePorts", 0},
+      {"NodeResourcesFit", 1},
+      {"VolumeRestrictions", 0},
+      {"NodeVolumeLimits", 0},
+      {"VolumeBinding", 0},
+      {"VolumeZone", 0},
+      {"PodTopologySpread", 2},
+      {"InterPodAffinity", 2},
+      {"DynamicResources", 2},
+      {"DefaultPreemption", 0},
+      {"NodeResourcesBalancedAllocation", 1},
+      {"ImageLocality", 1},
+      {"DefaultBinder", 0},
+      {"NodeDeclaredFeatures", 0},
   };
   return kDefaults;
 }
@@ -78,6 +92,9 @@ Plugins MergePlugins(const Plugins& defaults, const Plugins& custom) {
   merged.multi_point = MergePluginSet(defaults.multi_point, custom.multi_point);
   for (const ExtensionPoint& ep : kExtensionPoints) {
     merged.*ep.set = MergePluginSet(defaults.*ep.set, custom.*ep.set);
+  }
+  for (const PodGroupExtensionPoint& pg : kPodGroupExtensionPoints) {
+    merged.*pg.point.set = MergePluginSet(defaults.*pg.point.set, custom.*pg.point.set);
   }
   return merged;
 }

@@ -10,15 +10,17 @@
 
 namespace berth::config {
 
-// Upstream's default multiPoint list (v1.31-v1.35, DynamicResources gate off), in order, with the
-// Score weights: SchedulingGates, PrioritySort, NodeUnschedulable, NodeName, TaintToleration(3),
+// Upstream's default multiPoint list (v1.37.2 with its default feature gates), in order, with the
+// Score weights: SchedulingGates, PrioritySort, NodeName, NodeUnschedulable, TaintToleration(3),
 // NodeAffinity(2), NodePorts, NodeResourcesFit(1), VolumeRestrictions, NodeVolumeLimits,
-// VolumeBinding, VolumeZone, PodTopologySpread(2), InterPodAffinity(2), DefaultPreemption,
-// NodeResourcesBalancedAllocation(1), ImageLocality(1), DefaultBinder.
+// VolumeBinding, VolumeZone, PodTopologySpread(2), InterPodAffinity(2), DynamicResources(2),
+// DefaultPreemption, NodeResourcesBalancedAllocation(1), ImageLocality(1), DefaultBinder,
+// NodeDeclaredFeatures.
 const std::vector<PluginRef>& UpstreamDefaultPlugins();
 
 // The defaults berth can actually run: UpstreamDefaultPlugins() restricted to the names in
-// `available_plugins` (the registry's names), order and weights kept, all in multiPoint.
+// `available_plugins` (the registry's names), order and weights kept, all in multiPoint. A
+// default berth has not implemented yet (DynamicResources) is left out, not an error.
 Plugins DefaultPlugins(const std::vector<std::string>& available_plugins);
 
 // Upstream's mergePluginSet: the disabled lists of both sets are kept (custom first); unless "*"
@@ -27,7 +29,8 @@ Plugins DefaultPlugins(const std::vector<std::string>& available_plugins);
 // the framework rejects them).
 PluginSet MergePluginSet(const PluginSet& defaults, const PluginSet& custom);
 
-// Upstream's mergePlugins: MergePluginSet for multiPoint and each of the 12 specific points.
+// Upstream's mergePlugins: MergePluginSet for multiPoint, each of the 12 specific points and the
+// 3 pod-group points.
 Plugins MergePlugins(const Plugins& defaults, const Plugins& custom);
 
 }  // namespace berth::config

@@ -51,6 +51,13 @@ struct Plugins {
   PluginSet bind;
   PluginSet post_bind;
   PluginSet multi_point;
+  // The pod-group (workload) points of v1.37, used upstream only with the GenericWorkload and
+  // TopologyAwareWorkloadScheduling gates (off by default). berth decodes and merges them so that
+  // files written for kube-scheduler load; no berth plugin implements them (see
+  // kPodGroupExtensionPoints).
+  PluginSet placement_generate;
+  PluginSet placement_score;
+  PluginSet pod_group_post_filter;
 };
 
 // The 12 specific extension points (every set except multiPoint), in upstream's order, with their
@@ -76,6 +83,19 @@ inline constexpr std::array<ExtensionPoint, 12> kExtensionPoints = {{
     {"postBind", &Plugins::post_bind},
 }};
 inline constexpr ExtensionPoint kMultiPoint = {"multiPoint", &Plugins::multi_point};
+
+// The pod-group points: decoded, merged and validated, never run. Validation rejects every
+// enabled entry (an unknown plugin, or "plugin ... does not extend <interface>", as upstream's
+// framework says of a plugin lacking the interface); disabling is accepted.
+struct PodGroupExtensionPoint {
+  ExtensionPoint point;
+  std::string_view interface_name;  // upstream's interface: "PlacementGeneratePlugin", ...
+};
+inline constexpr std::array<PodGroupExtensionPoint, 3> kPodGroupExtensionPoints = {{
+    {{"placementGenerate", &Plugins::placement_generate}, "PlacementGeneratePlugin"},
+    {{"placementScore", &Plugins::placement_score}, "PlacementScorePlugin"},
+    {{"podGroupPostFilter", &Plugins::pod_group_post_filter}, "PodGroupPostFilterPlugin"},
+}};
 
 // `pluginConfig[j]`: the args stay an untyped tree; each plugin's factory decodes them and
 // prefixes its errors with `path` ("profiles[i].pluginConfig[j].args").

@@ -305,6 +305,19 @@ std::vector<std::string> ValidateCustomPlugins(const SchedulerConfiguration& con
       ValidateCustomSet(profile.plugins.*ep.set, path + ".plugins." + std::string(ep.name),
                         /*weighted=*/ep.set == &Plugins::score, known, &errs);
     }
+    for (const PodGroupExtensionPoint& pg : kPodGroupExtensionPoints) {
+      const PluginSet& set = profile.plugins.*pg.point.set;
+      const std::string set_path = path + ".plugins." + std::string(pg.point.name);
+      ValidateCustomSet(set, set_path, /*weighted=*/pg.point.set == &Plugins::placement_score,
+                        known, &errs);
+      // No berth plugin implements a pod-group point.
+      for (size_t k = 0; k < set.enabled.size(); ++k) {
+        const std::string& name = set.enabled[k].name;
+        if (name.empty() || IsRemoved(name) || !known.Has(name)) continue;
+        errs.push_back(set_path + ".enabled[" + std::to_string(k) + "]: plugin " + Quote(name) +
+                       " does not extend " + std::string(pg.interface_name));
+      }
+    }
     std::set<std::string> seen;
     for (size_t j = 0; j < profile.plugin_config.size(); ++j) {
       const std::string& name = profile.plugin_config[j].name;

@@ -14,6 +14,7 @@ template class Informer<api::PersistentVolumeClaim>;
 template class Informer<api::PersistentVolume>;
 template class Informer<api::StorageClass>;
 template class Informer<api::CSINode>;
+template class Informer<api::CSIDriver>;
 template class Informer<api::Namespace>;
 template class Informer<api::Service>;
 template class Informer<api::PodGroup>;
@@ -45,6 +46,9 @@ const auto kKinds = std::make_tuple(
                             api::DecodeStorageClass, &O::storage_classes},
     Spec<api::CSINode>{kind::kCSINode, "/apis/storage.k8s.io/v1/csinodes", false,
                        api::DecodeCSINode, &O::csi_nodes},
+    // Read by NodeVolumeLimits (preventPodSchedulingIfMissing); no plugin requeues on it.
+    Spec<api::CSIDriver>{kind::kCSIDriver, "/apis/storage.k8s.io/v1/csidrivers", false,
+                         api::DecodeCSIDriver, &O::csi_drivers},
     Spec<api::Namespace>{kind::kNamespace, "/api/v1/namespaces", false, api::DecodeNamespace,
                          &O::namespaces},
     Spec<api::Service>{kind::kService, "/api/v1/services", false, api::DecodeService, &O::services},

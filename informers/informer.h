@@ -6,9 +6,9 @@
 //
 // InformerFactory builds berth's standard informers from one table (informer.cc: kind, list
 // path, optional, decoder, store), or the subset a configuration needs: pods in all namespaces
-// and nodes always, then PVCs, PVs, StorageClasses, CSINodes, namespaces, services, PDBs, and
-// the optional CRDs (PodGroups, storage.deckhouse.io: an absent CRD answers 404, is reported
-// absent, and is picked up when it appears), filling the api::ClusterObjects stores.
+// and nodes always, then PVCs, PVs, StorageClasses, CSINodes, CSIDrivers, namespaces, services,
+// PDBs, and the optional CRDs (PodGroups, storage.deckhouse.io: an absent CRD answers 404, is
+// reported absent, and is picked up when it appears), filling the api::ClusterObjects stores.
 //
 // Lifetime: handlers are added before Start(); Stop() (or destruction) joins the threads, within
 // ~1 s unless a list request is in flight (bounded by ReflectorOptions::request_timeout).
@@ -112,6 +112,7 @@ extern template class Informer<api::PersistentVolumeClaim>;
 extern template class Informer<api::PersistentVolume>;
 extern template class Informer<api::StorageClass>;
 extern template class Informer<api::CSINode>;
+extern template class Informer<api::CSIDriver>;
 extern template class Informer<api::Namespace>;
 extern template class Informer<api::Service>;
 extern template class Informer<api::PodGroup>;

@@ -8,6 +8,7 @@
 #include "plugins/image_locality/image_locality.h"
 #include "plugins/inter_pod_affinity/inter_pod_affinity.h"
 #include "plugins/node_affinity/node_affinity.h"
+#include "plugins/node_declared_features/node_declared_features.h"
 #include "plugins/node_label/node_label.h"
 #include "plugins/node_name/node_name.h"
 #include "plugins/node_ports/node_ports.h"
@@ -59,11 +60,12 @@ framework::Registry NewInTreeRegistry() {
   BERTH_REGISTER(coscheduling, {kind::kPodGroup});
   BERTH_REGISTER(pod_topology_spread, {kind::kService});
   BERTH_REGISTER(inter_pod_affinity, {kind::kNamespace});
-  BERTH_REGISTER(node_volume_limits, plus(kVolumes, {kind::kCSINode}));
+  BERTH_REGISTER(node_volume_limits, plus(kVolumes, {kind::kCSINode, kind::kCSIDriver}));
   BERTH_REGISTER(volume_restrictions, {kind::kPersistentVolumeClaim});
   BERTH_REGISTER(volume_binding, plus(kVolumes, {kind::kCSINode}));
   BERTH_REGISTER(volume_zone, kVolumes);
   BERTH_REGISTER(default_preemption, {kind::kPodDisruptionBudget});
+  BERTH_REGISTER(node_declared_features, {});
   // Legacy Policy plugins (config/policy.h); not in the default profile.
   BERTH_REGISTER(service_affinity, {kind::kService});
   BERTH_REGISTER(selector_spread, {kind::kService});

@@ -48,6 +48,10 @@ uint32_t NodeChange(const api::Node& o, const api::Node& n) {
     bits |= action::kUpdateNodeCondition;
   }
   if (o.metadata.annotations != n.metadata.annotations) bits |= action::kUpdateNodeAnnotation;
+  // The NodeDeclaredFeatures gate is on (GA) in v1.37; the kubelet keeps the list sorted.
+  if (o.status.declared_features != n.status.declared_features) {
+    bits |= action::kUpdateNodeDeclaredFeature;
+  }
   return bits;
 }
 

@@ -17,18 +17,23 @@ const framework::StateKey& PreScoreKey() {
 }
 
 struct PreScoreState final : framework::StateData {
-  std::vector<std::string> images;  // normalised, one per (init) container
+  std::vector<std::string> images;  // normalised, one per (init) container and image volume
   int total_nodes = 0;
   std::unique_ptr<framework::StateData> Clone() const override {
     return std::make_unique<PreScoreState>(*this);
   }
 };
 
+// Upstream v1.37's sumImageScores: init containers, containers, then image volumes, each counted
+// once towards the threshold whether or not the node holds it.
 void CollectImages(const api::Pod& pod, std::vector<std::string>& out) {
   out.reserve(pod.spec.init_containers.size() + pod.spec.containers.size());
   for (const auto& c : pod.spec.init_containers)
     out.push_back(framework::NormalizedImageName(c.image));
   for (const auto& c : pod.spec.containers) out.push_back(framework::NormalizedImageName(c.image));
+  for (const auto& v : pod.spec.volumes) {
+    if (v.image_reference) out.push_back(framework::NormalizedImageName(*v.image_reference));
+  }
 }
 
 // Upstream's scaledImageScore: the size weighted by how widely the image has spread, which damps
@@ -67,16 +72,15 @@ class ImageLocality final : public framework::PreScorePlugin, public framework::
 
   Status Score(const framework::CycleState& state, const framework::PodInfo& pod,
                const framework::NodeInfo& node, int64_t* score) const override {
-    const auto& spec = pod.Pod().spec;
-    const int num_containers =
-        static_cast<int>(spec.init_containers.size() + spec.containers.size());
     if (const auto* s = state.Read<PreScoreState>(PreScoreKey())) {
-      *score = CalculatePriority(SumImageScores(node, s->images, s->total_nodes), num_containers);
+      *score = CalculatePriority(SumImageScores(node, s->images, s->total_nodes),
+                                 static_cast<int>(s->images.size()));
       return Status();
     }
     std::vector<std::string> images;
     CollectImages(pod.Pod(), images);
-    *score = CalculatePriority(SumImageScores(node, images, TotalNodes()), num_containers);
+    *score = CalculatePriority(SumImageScores(node, images, TotalNodes()),
+                               static_cast<int>(images.size()));
     return Status();
   }
 

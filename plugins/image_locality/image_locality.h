@@ -1,7 +1,8 @@
 #pragma once
 // ImageLocality (upstream's imagelocality plugin): favours nodes that already hold the pod's
-// container images (init containers included, as upstream v1.34).
-//   score = 100 * (clamp(sum, 23Mi, 1000Mi * #containers) - 23Mi) / (1000Mi * #containers - 23Mi)
+// container images (init containers and image volumes' images included, as upstream v1.37).
+//   score = 100 * (clamp(sum, 23Mi, 1000Mi * #images) - 23Mi) / (1000Mi * #images - 23Mi)
+//   where #images = #init containers + #containers + #image volumes
 //   where sum = Σ over the pod's images present on the node of size * nodesWithImage / allNodes.
 // Image names are normalised (":latest" added when untagged) before the lookup.
 // PreScore (a berth addition; upstream computes this inside Score) resolves the pod's normalised

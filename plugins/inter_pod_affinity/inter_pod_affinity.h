@@ -1,6 +1,6 @@
 #pragma once
 // InterPodAffinity (PreFilter + AddPod/RemovePod, Filter, PreScore, Score + NormalizeScore,
-// EnqueueExtensions) — upstream's interpodaffinity plugin (v1.34).
+// EnqueueExtensions) — upstream's interpodaffinity plugin (v1.37).
 //
 // Args (InterPodAffinityArgs): hardPodAffinityWeight (default 1, 0..100; otherwise start-up error
 // "<path>.hardPodAffinityWeight: Invalid value: <w>: not in valid range [0-100]"),
@@ -31,8 +31,10 @@
 // when nothing matched. Score = Σ over the node's labels; NormalizeScore maps [min, max] to
 // [0, 100] (all 0 when max == min).
 //
-// Requeue: Pod Add|UpdatePodLabel|Delete (unscheduled pods are skipped by the hint) and Node
-// Add|UpdateNodeLabel|UpdateNodeTaint, with upstream's queueing hints.
+// Requeue: AssignedPod Add|UpdatePodLabel|Delete (pods neither bound nor nominated are skipped
+// by the hint; a deleted pod counts when either side's anti-affinity matched the other), the
+// pod's own label update (always Queue) and Node Add|UpdateNodeLabel, with upstream v1.37's
+// queueing hints.
 
 #include <memory>
 

@@ -23,6 +23,16 @@ bool MatchesAllTerms(const std::vector<api::PodAffinityTerm>& terms, const api::
   return true;
 }
 
+// upstream's podMatchesAnyAffinityTerms (v1.37), with the same namespace caveat.
+bool MatchesAnyTerm(const std::vector<api::PodAffinityTerm>& terms, const api::Pod& owner,
+                    const api::Pod& target) {
+  static const api::Labels kNoLabels;
+  for (const auto& t : terms) {
+    if (ExistingTermMatches(t, owner, target, kNoLabels)) return true;
+  }
+  return false;
+}
+
 // Reads the pod out of an event object: nullptr when absent; *ok = false on a wrong type.
 const api::Pod* PodOf(const framework::EventObject& obj, bool* ok) {
   if (std::holds_alternative<std::monostate>(obj)) return nullptr;
@@ -38,17 +48,18 @@ const api::Node* NodeOf(const framework::EventObject& obj, bool* ok) {
   return nullptr;
 }
 
-// upstream's isSchedulableAfterPodChange.
-QueueingHint AfterPodChange(const api::Pod& pod, const framework::EventObject& old_obj,
-                            const framework::EventObject& new_obj) {
+// upstream's isSchedulableAfterAssignedPodChange (v1.37).
+QueueingHint AfterAssignedPodChange(const api::Pod& pod, const framework::EventObject& old_obj,
+                                    const framework::EventObject& new_obj) {
   bool ok = true;
   const api::Pod* original = PodOf(old_obj, &ok);
   const api::Pod* modified = PodOf(new_obj, &ok);
   if (!ok || (original == nullptr && modified == nullptr)) return QueueingHint::kQueue;
-  if ((modified != nullptr && modified->spec.node_name.empty()) ||
-      (original != nullptr && original->spec.node_name.empty())) {
-    return QueueingHint::kQueueSkip;  // an unscheduled pod doesn't make the target schedulable
-  }
+  // A pod neither bound nor nominated doesn't make the target schedulable.
+  auto unplaced = [](const api::Pod* p) {
+    return p != nullptr && p->spec.node_name.empty() && p->status.nominated_node_name.empty();
+  };
+  if (unplaced(modified) || unplaced(original)) return QueueingHint::kQueueSkip;
   const auto& terms = RequiredAffinityTerms(pod);
   const auto& anti_terms = RequiredAntiAffinityTerms(pod);
   if (modified != nullptr && original != nullptr) {
@@ -56,8 +67,7 @@ QueueingHint AfterPodChange(const api::Pod& pod, const framework::EventObject& o
     if (!MatchesAllTerms(terms, pod, *original) && MatchesAllTerms(terms, pod, *modified)) {
       return QueueingHint::kQueue;
     }
-    if (MatchesAllTerms(anti_terms, pod, *original) &&
-        !MatchesAllTerms(anti_terms, pod, *modified)) {
+    if (MatchesAnyTerm(anti_terms, pod, *original) && !MatchesAnyTerm(anti_terms, pod, *modified)) {
       return QueueingHint::kQueue;
     }
     return QueueingHint::kQueueSkip;
@@ -65,9 +75,12 @@ QueueingHint AfterPodChange(const api::Pod& pod, const framework::EventObject& o
   if (modified != nullptr) {  // added
     return MatchesAllTerms(terms, pod, *modified) ? QueueingHint::kQueue : QueueingHint::kQueueSkip;
   }
-  // Deleted: it may have been what the target's anti-affinity rejected.
-  return MatchesAllTerms(anti_terms, pod, *original) ? QueueingHint::kQueue
-                                                     : QueueingHint::kQueueSkip;
+  // Deleted: it may have been what the target's anti-affinity rejected, or its own anti-affinity
+  // may have rejected the target.
+  if (MatchesAnyTerm(anti_terms, pod, *original)) return QueueingHint::kQueue;
+  return MatchesAnyTerm(RequiredAntiAffinityTerms(*original), *original, pod)
+             ? QueueingHint::kQueue
+             : QueueingHint::kQueueSkip;
 }
 
 // upstream's isSchedulableAfterNodeChange: a node (re)labelled into a topology the pod's terms
@@ -122,16 +135,26 @@ std::vector<framework::ClusterEventWithHint> InterPodAffinity::EventsToRegister(
   using framework::ClusterEvent;
   using framework::EventResource;
   namespace action = framework::action;
-  // Pod Delete: an existing pod's anti-affinity may have rejected the pod. UpdatePodLabel: label
-  // changes may start or stop matching. Add: a new pod may satisfy the pod's affinity.
-  // Node UpdateNodeTaint is upstream's workaround for NodeAdd events filtered by preCheck.
+  // v1.37's registrations. AssignedPod Delete: an existing pod's anti-affinity may have
+  // rejected the pod. UpdatePodLabel: label changes may start or stop matching. Add: a new pod
+  // may satisfy the pod's affinity. The pod's own label change (upstream's TargetPod) may take it
+  // out of another pod's anti-affinity.
+  auto target_label_hint = [](const api::Pod& pod, const framework::EventObject&,
+                              const framework::EventObject& new_obj) {
+    const auto* nw = std::get_if<const api::Pod*>(&new_obj);
+    if (nw == nullptr || *nw == nullptr) return QueueingHint::kQueue;
+    return (*nw)->metadata.uid == pod.metadata.uid ? QueueingHint::kQueue
+                                                   : QueueingHint::kQueueSkip;
+  };
   return {
-      {ClusterEvent{EventResource::kPod, action::kAdd | action::kUpdatePodLabel | action::kDelete,
-                    "PodAdd|UpdatePodLabel|Delete"},
-       AfterPodChange},
-      {ClusterEvent{EventResource::kNode,
-                    action::kAdd | action::kUpdateNodeLabel | action::kUpdateNodeTaint,
-                    "NodeAdd|UpdateNodeLabel|UpdateNodeTaint"},
+      {ClusterEvent{EventResource::kAssignedPod,
+                    action::kAdd | action::kUpdatePodLabel | action::kDelete,
+                    "AssignedPodAdd|UpdatePodLabel|Delete"},
+       AfterAssignedPodChange},
+      {ClusterEvent{EventResource::kPod, action::kUpdatePodLabel, "PodUpdatePodLabel"},
+       target_label_hint},
+      {ClusterEvent{EventResource::kNode, action::kAdd | action::kUpdateNodeLabel,
+                    "NodeAdd|UpdateNodeLabel"},
        AfterNodeChange},
   };
 }

@@ -1,13 +1,30 @@
 #include "plugins/node_name/node_name.h"
 
+#include <set>
+#include <string>
+#include <vector>
+
 #include "scheduler/framework/args.h"
 
 namespace berth::plugins::node_name {
 namespace {
 
-class NodeName final : public framework::FilterPlugin, public framework::EnqueueExtensions {
+class NodeName final : public framework::PreFilterPlugin,
+                       public framework::FilterPlugin,
+                       public framework::EnqueueExtensions {
  public:
   std::string_view Name() const override { return kName; }
+
+  // Upstream v1.37: a pod that names its node narrows the cycle to that node.
+  framework::Status PreFilter(framework::CycleState&, const framework::PodInfo& pod,
+                              const std::vector<const framework::NodeInfo*>&,
+                              framework::PreFilterResult* result) const override {
+    const std::string& wanted = pod.Pod().spec.node_name;
+    if (!wanted.empty() && result != nullptr) {
+      result->node_names = std::set<std::string, std::less<>>{wanted};
+    }
+    return {};
+  }
 
   framework::Status Filter(const framework::CycleState&, const framework::PodInfo& pod,
                            const framework::NodeInfo& node) const override {

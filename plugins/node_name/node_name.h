@@ -1,6 +1,8 @@
 #pragma once
-// NodeName (Filter): a pod with spec.nodeName fits only the node of that name (upstream's
-// nodename plugin). Filter returns Success or UnschedulableAndUnresolvable with kErrReason.
+// NodeName (PreFilter, Filter): a pod with spec.nodeName fits only the node of that name
+// (upstream's nodename plugin, v1.37). PreFilter narrows the cycle to that node (a
+// PreFilterResult) and never fails; Filter returns Success or UnschedulableAndUnresolvable with
+// kErrReason.
 // Requeue: Node/Add, no hint (always Queue).
 
 #include <memory>

@@ -11,10 +11,18 @@ bool ToleratesUnschedulable(const api::Pod& pod) {
   return api::TolerationsTolerate(pod.spec.tolerations, kTaint);
 }
 
-class NodeUnschedulable final : public framework::FilterPlugin,
+class NodeUnschedulable final : public framework::PreFilterPlugin,
+                                public framework::FilterPlugin,
                                 public framework::EnqueueExtensions {
  public:
   std::string_view Name() const override { return kName; }
+
+  // As upstream v1.37: Skip only for a deferred resize (gated off), so always Success.
+  framework::Status PreFilter(framework::CycleState&, const framework::PodInfo&,
+                              const std::vector<const framework::NodeInfo*>&,
+                              framework::PreFilterResult*) const override {
+    return {};
+  }
 
   framework::Status Filter(const framework::CycleState&, const framework::PodInfo& pod,
                            const framework::NodeInfo& node_info) const override {

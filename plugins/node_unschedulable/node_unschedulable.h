@@ -1,6 +1,8 @@
 #pragma once
-// NodeUnschedulable (Filter): rejects nodes with spec.unschedulable unless the pod tolerates the
-// taint node.kubernetes.io/unschedulable:NoSchedule (upstream's nodeunschedulable plugin).
+// NodeUnschedulable (PreFilter, Filter) — upstream's nodeunschedulable plugin (v1.37).
+// PreFilter always succeeds (upstream's skips only pods with a deferred resize, gated off).
+// Filter rejects nodes with spec.unschedulable unless the pod tolerates the taint
+// node.kubernetes.io/unschedulable:NoSchedule.
 // Filter returns Success, or UnschedulableAndUnresolvable with kErrReasonUnschedulable; a NodeInfo
 // without a node (deleted while pods remain) gets kErrReasonUnknownCondition, as upstream did.
 // Requeue: Node/Add|UpdateNodeTaint (hint: the node is new and schedulable, or became

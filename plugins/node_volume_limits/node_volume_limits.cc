@@ -268,7 +268,15 @@ class NodeVolumeLimits final : public framework::PreFilterPlugin,
     const auto csi_node = handle_->objects().csi_nodes.Get(node.name());
     std::map<std::string, std::string_view, std::less<>> new_volumes;
     if (auto st = Collect(s->volumes, csi_node.get(), &new_volumes); !st.IsSuccess()) return st;
-    if (new_volumes.empty() || csi_node == nullptr) return {};
+    if (new_volumes.empty()) return {};
+    // VolumeLimitScaling (beta, on in v1.37): a driver that opted in must be on the node.
+    for (const auto& [name, driver] : new_volumes) {
+      if (!DriverInstalled(driver, csi_node.get())) {
+        return Status::Unschedulable(std::string(driver) +
+                                     " CSI driver is not installed on the node");
+      }
+    }
+    if (csi_node == nullptr) return {};
 
     std::map<std::string_view, int64_t, std::less<>> limits;
     for (const auto& d : csi_node->drivers) {
@@ -311,6 +319,18 @@ class NodeVolumeLimits final : public framework::PreFilterPlugin,
   std::vector<framework::ClusterEventWithHint> EventsToRegister() const override;
 
  private:
+  // Upstream's checkCSIDriverOnNode: false only for a CSIDriver with
+  // preventPodSchedulingIfMissing that the node's CSINode (if any) does not list.
+  bool DriverInstalled(std::string_view driver, const api::CSINode* csi_node) const {
+    const auto d = handle_->objects().csi_drivers.Get(std::string(driver));
+    if (d == nullptr || !d->prevent_pod_scheduling_if_missing) return true;
+    if (csi_node == nullptr) return false;
+    for (const auto& nd : csi_node->drivers) {
+      if (nd.name == driver) return true;
+    }
+    return false;
+  }
+
   framework::Handle* handle_;
 };
 
@@ -369,7 +389,7 @@ std::vector<framework::ClusterEventWithHint> NodeVolumeLimits::EventsToRegister(
       // Any new CSINode may make a pod rejected for its CSI volumes schedulable.
       {ClusterEvent{EventResource::kCSINode, action::kAdd, "CSINodeAdd"}, nullptr},
       {ClusterEvent{EventResource::kCSINode, action::kUpdate, "CSINodeUpdate"}, CSINodeUpdated},
-      {ClusterEvent{EventResource::kPod, action::kDelete, "PodDelete"}, PodDeleted},
+      {ClusterEvent{EventResource::kAssignedPod, action::kDelete, "AssignedPodDelete"}, PodDeleted},
       {ClusterEvent{EventResource::kPersistentVolumeClaim, action::kAdd,
                     "PersistentVolumeClaimAdd"},
        PvcAdded},

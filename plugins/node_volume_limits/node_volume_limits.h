@@ -1,5 +1,5 @@
 #pragma once
-// NodeVolumeLimits (PreFilter, Filter) — upstream's nodevolumelimits CSILimits plugin (v1.34).
+// NodeVolumeLimits (PreFilter, Filter) — upstream's nodevolumelimits CSILimits plugin (v1.37).
 //   PreFilter: Skip when the pod has no PVC, generic ephemeral or migratable in-tree inline
 //     volume (awsElasticBlockStore, gcePersistentDisk). Otherwise resolves the pod's volumes once
 //     into CycleState: PVC -> bound PV's spec.csi (driver, volumeHandle); an unbound claim (or
@@ -10,6 +10,9 @@
 //       not found` when a claim of the pod does not exist (every node, as upstream);
 //     Error `PVC <ns>/<claim> was not created for pod <ns>/<pod> (pod is not owner)` when a
 //       generic ephemeral volume's claim is not controlled by the pod;
+//     Unschedulable `<driver> CSI driver is not installed on the node` when one of the pod's new
+//       volumes uses a driver whose CSIDriver sets preventPodSchedulingIfMissing and the node's
+//       CSINode (or the lack of one) does not list it (VolumeLimitScaling, on in v1.37);
 //     Unschedulable kErrReasonMaxVolumeCountExceeded when, for a driver with
 //       `allocatable.count` on the CSINode, the unique volumes ("<driver>/<handle>") of the pods
 //       on the node plus the pod's new ones exceed the count. A volume already used on the node
@@ -22,8 +25,8 @@
 // VolumeAttachment informer), and in-tree PersistentVolumes are not translated (berth's PV keeps
 // only spec.csi). The node-allocatable `attachable-volumes-csi-*` fallback is gone upstream too.
 // Requeue: CSINode/Add (no hint), CSINode/Update (hint: a driver's limit rose or was removed),
-// Pod/Delete (hint: the deleted pod was bound and had a PVC, ephemeral or migratable volume),
-// PersistentVolumeClaim/Add (hint: the claim is one of the pod's).
+// AssignedPod/Delete (hint: the deleted pod was bound and had a PVC, ephemeral or migratable
+// volume), PersistentVolumeClaim/Add (hint: the claim is one of the pod's).
 
 #include <memory>
 

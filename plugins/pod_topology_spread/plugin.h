@@ -127,9 +127,15 @@ class PodTopologySpread final : public framework::PreFilterPlugin,
   // The pod's constraints for `action` (DoNotSchedule or ScheduleAnyway): its own, or the
   // defaults with the default selector (upstream's getConstraints / buildDefaultConstraints).
   std::vector<Constraint> GetConstraints(const api::Pod& pod, std::string_view action) const;
+  // Upstream v1.37's isSchedulableAfterAssignedPodChange.
   framework::QueueingHint HintAfterPodChange(const api::Pod& pod,
                                              const framework::EventObject& old_obj,
                                              const framework::EventObject& new_obj) const;
+  // Upstream v1.37's isSchedulableAfterTargetPodChange: the rejected pod's own update (any other
+  // pod: QueueSkip).
+  framework::QueueingHint HintAfterTargetPodChange(const api::Pod& pod,
+                                                   const framework::EventObject& old_obj,
+                                                   const framework::EventObject& new_obj) const;
   framework::QueueingHint HintAfterNodeChange(const api::Pod& pod,
                                               const framework::EventObject& old_obj,
                                               const framework::EventObject& new_obj) const;

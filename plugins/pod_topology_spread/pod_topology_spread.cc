@@ -38,11 +38,20 @@ bool As(const framework::EventObject& obj, const T** out) {
   return true;
 }
 
-// Upstream's involvedInTopologySpreading: the pod itself, or an assigned pod in its namespace.
+// Upstream v1.37's involvedInTopologySpreading: a bound or nominated pod in the pod's namespace.
 bool Involved(const api::Pod& incoming, const api::Pod& pod) {
-  return incoming.metadata.uid == pod.metadata.uid ||
-         (!incoming.spec.node_name.empty() &&
-          incoming.metadata.namespace_ == pod.metadata.namespace_);
+  if (incoming.spec.node_name.empty() && incoming.status.nominated_node_name.empty()) return false;
+  return incoming.metadata.namespace_ == pod.metadata.namespace_;
+}
+
+// Upstream's isSchedulableAfterPodLabelChange.
+QueueingHint AfterLabelChange(const std::vector<Constraint>& cs, const api::Pod& old_pod,
+                              const api::Pod& new_pod) {
+  if (old_pod.metadata.labels == new_pod.metadata.labels) return QueueingHint::kQueueSkip;
+  for (const auto& c : cs) {
+    if (c.selector.Matches(old_pod) != c.selector.Matches(new_pod)) return QueueingHint::kQueue;
+  }
+  return QueueingHint::kQueueSkip;
 }
 
 bool SameTolerations(const std::vector<api::Toleration>& a, const std::vector<api::Toleration>& b) {
@@ -98,6 +107,10 @@ std::vector<framework::ClusterEventWithHint> PodTopologySpread::EventsToRegister
                          const framework::EventObject& new_obj) {
     return HintAfterPodChange(pod, old_obj, new_obj);
   };
+  auto target_hint = [this](const api::Pod& pod, const framework::EventObject& old_obj,
+                            const framework::EventObject& new_obj) {
+    return HintAfterTargetPodChange(pod, old_obj, new_obj);
+  };
   auto node_hint = [this](const api::Pod& pod, const framework::EventObject& old_obj,
                           const framework::EventObject& new_obj) {
     return HintAfterNodeChange(pod, old_obj, new_obj);
@@ -107,10 +120,12 @@ std::vector<framework::ClusterEventWithHint> PodTopologySpread::EventsToRegister
                                action::kAdd | action::kUpdatePodLabel | action::kDelete,
                                "AssignedPodAdd|UpdatePodLabel|Delete"},
        pod_hint},
-      // The pod's own new toleration may help under nodeTaintsPolicy Honor.
-      {framework::ClusterEvent{framework::EventResource::kPod, action::kUpdatePodToleration,
-                               "PodUpdatePodToleration"},
-       pod_hint},
+      // The pod's own update (upstream's TargetPod): a new toleration may help under
+      // nodeTaintsPolicy Honor, a label change may change what its constraints count.
+      {framework::ClusterEvent{framework::EventResource::kPod,
+                               action::kUpdatePodToleration | action::kUpdatePodLabel,
+                               "PodUpdatePodToleration|UpdatePodLabel"},
+       target_hint},
       {framework::ClusterEvent{
            framework::EventResource::kNode,
            action::kAdd | action::kDelete | action::kUpdateNodeLabel | action::kUpdateNodeTaint,
@@ -119,7 +134,6 @@ std::vector<framework::ClusterEventWithHint> PodTopologySpread::EventsToRegister
   };
 }
 
-// Upstream's isSchedulableAfterPodChange.
 QueueingHint PodTopologySpread::HintAfterPodChange(const api::Pod& pod,
                                                    const framework::EventObject& old_obj,
                                                    const framework::EventObject& new_obj) const {
@@ -131,24 +145,29 @@ QueueingHint PodTopologySpread::HintAfterPodChange(const api::Pod& pod,
     return QueueingHint::kQueueSkip;
   }
   const std::vector<Constraint> cs = GetConstraints(pod, kDoNotSchedule);
-  if (old_pod != nullptr && new_pod != nullptr) {
-    if (new_pod->metadata.uid == pod.metadata.uid &&
-        !SameTolerations(old_pod->spec.tolerations, new_pod->spec.tolerations)) {
-      for (const auto& c : cs) {
-        if (c.honor_node_taints) return QueueingHint::kQueue;
-      }
-    }
-    if (old_pod->metadata.labels == new_pod->metadata.labels) return QueueingHint::kQueueSkip;
-    for (const auto& c : cs) {
-      if (c.selector.Matches(*old_pod) != c.selector.Matches(*new_pod)) {
-        return QueueingHint::kQueue;
-      }
-    }
-    return QueueingHint::kQueueSkip;
-  }
+  if (old_pod != nullptr && new_pod != nullptr) return AfterLabelChange(cs, *old_pod, *new_pod);
   const api::Pod* changed = new_pod != nullptr ? new_pod : old_pod;
   if (changed == nullptr) return QueueingHint::kQueue;
   return AnyMatches(cs, *changed) ? QueueingHint::kQueue : QueueingHint::kQueueSkip;
+}
+
+QueueingHint PodTopologySpread::HintAfterTargetPodChange(
+    const api::Pod& pod, const framework::EventObject& old_obj,
+    const framework::EventObject& new_obj) const {
+  const api::Pod* old_pod = nullptr;
+  const api::Pod* new_pod = nullptr;
+  if (!As(old_obj, &old_pod) || !As(new_obj, &new_pod) || old_pod == nullptr ||
+      new_pod == nullptr) {
+    return QueueingHint::kQueue;
+  }
+  if (new_pod->metadata.uid != pod.metadata.uid) return QueueingHint::kQueueSkip;
+  const std::vector<Constraint> cs = GetConstraints(pod, kDoNotSchedule);
+  if (!SameTolerations(old_pod->spec.tolerations, new_pod->spec.tolerations)) {
+    for (const auto& c : cs) {
+      if (c.honor_node_taints) return QueueingHint::kQueue;
+    }
+  }
+  return AfterLabelChange(cs, *old_pod, *new_pod);
 }
 
 // Upstream's isSchedulableAfterNodeChange.

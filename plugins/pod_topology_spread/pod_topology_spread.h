@@ -1,6 +1,6 @@
 #pragma once
 // PodTopologySpread (PreFilter + AddPod/RemovePod, Filter, PreScore, Score + NormalizeScore,
-// EnqueueExtensions) — upstream's podtopologyspread plugin (v1.34), with args
+// EnqueueExtensions) — upstream's podtopologyspread plugin (v1.37), with args
 // PodTopologySpreadArgs{defaultConstraints, defaultingType}.
 //
 // Constraints: the pod's own topologySpreadConstraints; when it has none, the default constraints
@@ -30,8 +30,9 @@
 //   Score: Σ over constraints of count·log(domains+2) + (maxSkew−1), rounded; hostname counts are
 //     taken from the node itself. NormalizeScore: 100·(max+min−score)/max, 100 for all when
 //     max is 0, 0 for ignored nodes.
-// Requeue: assigned pods added/deleted/relabelled in the namespace whose labels (un)match a
-// selector, the pod's own toleration change (with a Honor taints policy), nodes added/deleted/
+// Requeue: bound or nominated pods added/deleted/relabelled in the namespace whose labels
+// (un)match a selector, the pod's own toleration change (with a Honor taints policy) or label
+// change that (un)matches a selector, nodes added/deleted/
 // relabelled/retainted that carry every topology key — upstream's hints.
 // Errors: Error status when PreFilter/PreScore state is missing at Filter/Score.
 // Cost: PreFilter walks every node; a memo kept across cycles (topology_memo.h: each node's

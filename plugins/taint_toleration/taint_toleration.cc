@@ -35,12 +35,21 @@ const api::Taint* FirstUntolerated(const std::vector<api::Taint>& taints,
   return nullptr;
 }
 
-class TaintToleration final : public framework::FilterPlugin,
+class TaintToleration final : public framework::PreFilterPlugin,
+                              public framework::FilterPlugin,
                               public framework::PreScorePlugin,
                               public framework::ScorePlugin,
                               public framework::EnqueueExtensions {
  public:
   std::string_view Name() const override { return kName; }
+
+  // Upstream v1.37 added a PreFilter that only skips pods with a deferred resize (a gate that is
+  // off); it always succeeds.
+  framework::Status PreFilter(framework::CycleState&, const framework::PodInfo&,
+                              const std::vector<const framework::NodeInfo*>&,
+                              framework::PreFilterResult*) const override {
+    return {};
+  }
 
   framework::Status Filter(const framework::CycleState&, const framework::PodInfo& pod,
                            const framework::NodeInfo& node_info) const override {
@@ -48,7 +57,7 @@ class TaintToleration final : public framework::FilterPlugin,
     if (node == nullptr) return framework::Status::Error("node not found");
     const api::Taint* taint = FirstUntolerated(node->spec.taints, pod.Pod().spec.tolerations);
     if (taint == nullptr) return {};
-    return framework::Status::Unresolvable(UntoleratedTaintReason(*taint));
+    return framework::Status::Unresolvable(kErrReasonUntoleratedTaints);
   }
 
   framework::Status PreScore(framework::CycleState& state, const framework::PodInfo& pod,
@@ -135,15 +144,6 @@ class TaintToleration final : public framework::FilterPlugin,
 };
 
 }  // namespace
-
-std::string UntoleratedTaintReason(const api::Taint& taint) {
-  std::string r = "node(s) had untolerated taint {";
-  r += taint.key;
-  r += ": ";
-  r += taint.value;
-  r += '}';
-  return r;
-}
 
 Result<std::shared_ptr<framework::Plugin>> New(const framework::PluginContext& ctx) {
   BERTH_RETURN_IF_ERROR(framework::NoArgs(ctx.args, ctx.args_path));

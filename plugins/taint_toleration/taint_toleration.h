@@ -1,8 +1,10 @@
 #pragma once
-// TaintToleration (Filter, PreScore, Score + NormalizeScore) — upstream's tainttoleration plugin.
+// TaintToleration (PreFilter, Filter, PreScore, Score + NormalizeScore) — upstream's
+// tainttoleration plugin (v1.37).
+//   PreFilter: always Success (upstream's skips only pods with a deferred resize, gated off).
 //   Filter: the first NoSchedule/NoExecute taint of the node (in node order) that no toleration of
-//     the pod tolerates rejects it: UnschedulableAndUnresolvable,
-//     "node(s) had untolerated taint {<key>: <value>}" (an empty value reads "{key: }").
+//     the pod tolerates rejects it: UnschedulableAndUnresolvable, kErrReasonUntoleratedTaints (the
+//     taint itself is not named, as in upstream v1.37).
 //   PreScore: keeps the pod's tolerations whose effect is PreferNoSchedule or empty; never Skips.
 //   Score: the number of the node's PreferNoSchedule taints those tolerations don't tolerate.
 //   NormalizeScore: DefaultNormalizeScore(100, reverse=true), so fewer intolerable taints score
@@ -11,7 +13,6 @@
 // Pod/UpdatePodToleration (hint: Queue for the rejected pod itself).
 
 #include <memory>
-#include <string>
 
 #include "api/types.h"
 #include "base/result.h"
@@ -21,12 +22,11 @@
 namespace berth::plugins::taint_toleration {
 
 inline constexpr const char kName[] = "TaintToleration";
-// Declared by upstream as well, though its Filter uses the per-taint form below.
+// Declared by upstream as well, though its Filter returns kErrReasonUntoleratedTaints.
 inline constexpr const char kErrReasonNotMatch[] =
     "node(s) had taints that the pod didn't tolerate";
-
-// "node(s) had untolerated taint {<key>: <value>}"
-std::string UntoleratedTaintReason(const api::Taint& taint);
+// The Filter reason of upstream v1.37.
+inline constexpr const char kErrReasonUntoleratedTaints[] = "node(s) had untolerated taint(s)";
 
 Result<std::shared_ptr<framework::Plugin>> New(const framework::PluginContext& ctx);
 

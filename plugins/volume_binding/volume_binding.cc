@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "plugins/volume_binding/binder.h"
+#include "plugins/volume_binding/pv_util.h"
+#include "plugins/volume_binding/scorer.h"
 #include "scheduler/framework/args.h"
 
 namespace berth::plugins::volume_binding {
@@ -54,12 +56,15 @@ bool IsControlledBy(const api::PersistentVolumeClaim& pvc, const api::Pod& pod) 
 
 class VolumeBinding final : public framework::PreFilterPlugin,
                             public framework::FilterPlugin,
+                            public framework::PreScorePlugin,
+                            public framework::ScorePlugin,
                             public framework::ReservePlugin,
                             public framework::PreBindPlugin,
                             public framework::EnqueueExtensions {
  public:
-  VolumeBinding(framework::Handle* handle, framework::Duration bind_timeout)
-      : handle_(handle), binder_(handle, bind_timeout) {}
+  VolumeBinding(framework::Handle* handle, framework::Duration bind_timeout,
+                std::vector<UtilizationShapePoint> shape)
+      : handle_(handle), binder_(handle, bind_timeout), shape_(std::move(shape)) {}
 
   std::string_view Name() const override { return kName; }
 
@@ -99,6 +104,35 @@ class VolumeBinding final : public framework::PreFilterPlugin,
       std::lock_guard lock(s->mu);
       s->by_node[node.name()] = std::move(volumes);
     }
+    return {};
+  }
+
+  // StorageCapacityScoring is on: every pod is scored (0 without static bindings).
+  Status PreScore(framework::CycleState&, const framework::PodInfo&,
+                  const std::vector<const framework::NodeInfo*>&) const override {
+    return {};
+  }
+
+  // Upstream's Score with StorageCapacityScoring: the node's static bindings grouped by the PV's
+  // class (requested claim size against PV capacity). Without static bindings upstream scores
+  // the dynamic provisions against CSIStorageCapacity, which berth does not model: 0.
+  Status Score(const framework::CycleState& state, const framework::PodInfo&,
+               const framework::NodeInfo& node, int64_t* score) const override {
+    *score = 0;
+    const auto* s = state.Read<StateData>(StateKey());
+    if (s == nullptr) return {};
+    std::map<std::string, StorageResource> classes;
+    {
+      std::lock_guard lock(s->mu);
+      auto it = s->by_node.find(node.name());
+      if (it == s->by_node.end()) return {};
+      for (const BindingInfo& b : it->second.static_bindings) {
+        StorageResource& r = classes[b.pv->spec.storage_class_name];
+        r.requested += RequestedBytes(*b.pvc);
+        r.capacity += CapacityBytes(*b.pv);
+      }
+    }
+    *score = ScoreClasses(shape_, classes);
     return {};
   }
 
@@ -183,6 +217,7 @@ class VolumeBinding final : public framework::PreFilterPlugin,
 
   framework::Handle* handle_;
   mutable VolumeBinder binder_;  // thread-safe; its assume caches outlive cycles by design
+  std::vector<UtilizationShapePoint> shape_;  // VolumeBindingArgs.shape (defaulted)
 };
 
 using framework::QueueingHint;
@@ -257,19 +292,27 @@ Result<std::shared_ptr<framework::Plugin>> New(const framework::PluginContext& c
   BERTH_ASSIGN_OR_RETURN(api::Reader r, framework::ReadArgs(ctx.args, ctx.args_path));
   int64_t seconds = kDefaultBindTimeoutSeconds;
   BERTH_RETURN_IF_ERROR(r.Int64("bindTimeoutSeconds", &seconds));
-  BERTH_ASSIGN_OR_RETURN(const api::Value* shape, r.Array("shape"));
+  std::vector<UtilizationShapePoint> shape;
+  BERTH_RETURN_IF_ERROR(ReadShape(r, &shape));
   BERTH_RETURN_IF_ERROR(r.Done());
+  // SetDefaults_VolumeBindingArgs: an empty shape gets the default (the gate is on).
+  if (shape.empty()) shape = DefaultShape();
+  std::vector<std::string> errs;
   if (seconds < 0) {
-    return Error{r.PathOf("bindTimeoutSeconds") + ": Invalid value: " + std::to_string(seconds) +
-                 ": invalid BindTimeoutSeconds, should not be a negative value"};
+    errs.push_back(r.PathOf("bindTimeoutSeconds") + ": Invalid value: " + std::to_string(seconds) +
+                   ": invalid BindTimeoutSeconds, should not be a negative value");
   }
-  if (shape != nullptr && !shape->AsArray().empty()) {
-    return Error{r.PathOf("shape") +
-                 ": Forbidden: unsupported when StorageCapacityScoring feature is disabled"};
+  ValidateShape(shape, r.PathOf("shape"), &errs);
+  if (errs.size() == 1) return Error{errs[0]};
+  if (!errs.empty()) {
+    // utilerrors' aggregate of several errors.
+    std::string msg = "[";
+    for (size_t i = 0; i < errs.size(); ++i) msg += (i ? ", " : "") + errs[i];
+    return Error{msg + "]"};
   }
   if (ctx.handle == nullptr) return Error{"VolumeBinding: the plugin needs a framework handle"};
   return std::shared_ptr<framework::Plugin>(
-      std::make_shared<VolumeBinding>(ctx.handle, std::chrono::seconds(seconds)));
+      std::make_shared<VolumeBinding>(ctx.handle, std::chrono::seconds(seconds), std::move(shape)));
 }
 
 }  // namespace berth::plugins::volume_binding

@@ -1,5 +1,6 @@
 #pragma once
-// VolumeBinding (PreFilter, Filter, Reserve, PreBind) — upstream's volumebinding plugin (v1.34).
+// VolumeBinding (PreFilter, Filter, PreScore, Score, Reserve, PreBind) — upstream's volumebinding
+// plugin (v1.37).
 //   PreFilter: Skip when the pod uses no PVC (persistentVolumeClaim or generic ephemeral volume).
 //     UnschedulableAndUnresolvable, on every node, when a claim
 //       is missing: `persistentvolumeclaim "<claim>" not found` (ephemeral: `waiting for
@@ -27,9 +28,13 @@
 //     `bindTimeoutSeconds`. Error (the pod is retried) on a failed write, a timeout, a provisioner
 //     that dropped the annotation, a PV that does not fit the node, a deleted pod, or when the
 //     scheduler shuts down (Handle::Stopping).
-// No Score: upstream scores only with the StorageCapacityScoring gate, off by default.
-// Args (VolumeBindingArgs): bindTimeoutSeconds (default 600, >= 0); `shape` is rejected as
-// upstream does without the gate.
+//   PreScore/Score (the StorageCapacityScoring gate, beta and on in v1.37): a node's static
+//     bindings (the PVs chosen by Filter) grouped by the PV's StorageClass score `shape` at
+//     requested*100/capacity, averaged over classes (scorer.h); nodes without static bindings
+//     score 0 (upstream then scores provisioning against CSIStorageCapacity, not modelled).
+// Args (VolumeBindingArgs): bindTimeoutSeconds (default 600, >= 0); shape (default
+// [{utilization: 0, score: 10}, {utilization: 100, score: 0}], validated as upstream's
+// validateFunctionShape).
 // Not modelled: CSIStorageCapacity (provisioning never fails for capacity), in-tree PV
 // translation to CSI.
 // Requeue: StorageClass Add/Update (hint: added, or allowedTopologies changed),

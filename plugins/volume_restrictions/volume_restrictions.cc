@@ -179,7 +179,7 @@ std::vector<framework::ClusterEventWithHint> VolumeRestrictions::EventsToRegiste
   using framework::EventResource;
   namespace action = framework::action;
   return {
-      {ClusterEvent{EventResource::kPod, action::kDelete, "PodDelete"}, PodDeleted},
+      {ClusterEvent{EventResource::kAssignedPod, action::kDelete, "AssignedPodDelete"}, PodDeleted},
       {ClusterEvent{EventResource::kNode, action::kAdd, "NodeAdd"}, nullptr},
       {ClusterEvent{EventResource::kPersistentVolumeClaim, action::kAdd,
                     "PersistentVolumeClaimAdd"},

@@ -1,5 +1,5 @@
 #pragma once
-// VolumeRestrictions (PreFilter, Filter) — upstream's volumerestrictions plugin (v1.34).
+// VolumeRestrictions (PreFilter, Filter) — upstream's volumerestrictions plugin (v1.37).
 //   PreFilter: looks up the pod's persistentVolumeClaim volumes (generic ephemeral ones are not
 //     checked, as upstream): a missing claim is UnschedulableAndUnresolvable
 //     `persistentvolumeclaim "<claim>" not found`. Counts how many of the pod's ReadWriteOncePod
@@ -12,7 +12,7 @@
 //       are read-only;
 //     kErrReasonReadWriteOncePodConflict when a ReadWriteOncePod claim of the pod is in use
 //       anywhere (the count above, kept current by AddPod/RemovePod for preemption).
-// Requeue: Pod/Delete (hint: the deleted pod was bound and used a conflicting inline volume or
+// Requeue: AssignedPod/Delete (hint: the deleted pod used a conflicting inline volume or
 // one of the pod's claims), Node/Add, PersistentVolumeClaim/Add (hint: one of the pod's claims).
 
 #include <memory>
@@ -26,7 +26,8 @@ namespace berth::plugins::volume_restrictions {
 inline constexpr const char kName[] = "VolumeRestrictions";
 inline constexpr const char kErrReasonDiskConflict[] = "node(s) had no available disk";
 inline constexpr const char kErrReasonReadWriteOncePodConflict[] =
-    "node has pod using PersistentVolumeClaim with the same name and ReadWriteOncePod access mode";
+    "node(s) unavailable due to PersistentVolumeClaim with ReadWriteOncePod access mode already "
+    "in-use by another pod";
 
 // Takes no args. Needs ctx.handle (the PVC store and the snapshot).
 Result<std::shared_ptr<framework::Plugin>> New(const framework::PluginContext& ctx);

@@ -71,10 +71,11 @@ inline constexpr uint32_t kUpdatePodScaleDown = 1 << 8;
 inline constexpr uint32_t kUpdatePodToleration = 1 << 9;
 inline constexpr uint32_t kUpdatePodSchedulingGatesEliminated = 1 << 10;
 inline constexpr uint32_t kUpdatePodOther = 1 << 11;
-inline constexpr uint32_t kUpdate = kUpdateNodeAllocatable | kUpdateNodeLabel | kUpdateNodeTaint |
-                                    kUpdateNodeCondition | kUpdateNodeAnnotation | kUpdatePodLabel |
-                                    kUpdatePodScaleDown | kUpdatePodToleration |
-                                    kUpdatePodSchedulingGatesEliminated | kUpdatePodOther;
+inline constexpr uint32_t kUpdateNodeDeclaredFeature = 1 << 12;  // status.declaredFeatures
+inline constexpr uint32_t kUpdate =
+    kUpdateNodeAllocatable | kUpdateNodeLabel | kUpdateNodeTaint | kUpdateNodeCondition |
+    kUpdateNodeAnnotation | kUpdateNodeDeclaredFeature | kUpdatePodLabel | kUpdatePodScaleDown |
+    kUpdatePodToleration | kUpdatePodSchedulingGatesEliminated | kUpdatePodOther;
 inline constexpr uint32_t kAll = kAdd | kDelete | kUpdate;
 }  // namespace action
 

@@ -42,17 +42,22 @@ std::vector<double> ExponentialBuckets(double start, double factor, int count) {
 namespace {
 
 prometheus::Family<Counter>& CounterFamily(prometheus::Registry& r, const char* name,
-                                           const char* help) {
+                                           const std::string& help) {
   return prometheus::BuildCounter().Name(name).Help(help).Register(r);
 }
 prometheus::Family<Gauge>& GaugeFamily(prometheus::Registry& r, const char* name,
-                                       const char* help) {
+                                       const std::string& help) {
   return prometheus::BuildGauge().Name(name).Help(help).Register(r);
 }
 prometheus::Family<Histogram>& HistogramFamily(prometheus::Registry& r, const char* name,
-                                               const char* help) {
+                                               const std::string& help) {
   return prometheus::BuildHistogram().Name(name).Help(help).Register(r);
 }
+
+// component-base prefixes every help text with the metric's stability level: "[STABLE] ...".
+std::string Stable(const char* help) { return std::string("[STABLE] ") + help; }
+std::string Beta(const char* help) { return std::string("[BETA] ") + help; }
+std::string Alpha(const char* help) { return std::string("[ALPHA] ") + help; }
 
 // Same breakdown as upstream's getAttemptsLabel: capped to keep the cardinality low.
 constexpr std::array<std::string_view, 16> kAttemptsLabels = {
@@ -64,85 +69,99 @@ const std::vector<double> kApiLatencyBuckets = {0.005, 0.025, 0.1, 0.25, 0.5,  1
 
 }  // namespace
 
-// Help strings are upstream's (pkg/scheduler/metrics/metrics.go) for the scheduler_* families.
+// Help strings and stability levels are upstream v1.37.2's (pkg/scheduler/metrics/metrics.go) for
+// the scheduler_* families; berth_* families carry no level.
 struct SchedulerMetrics::Families {
   explicit Families(prometheus::Registry& r)
-      : schedule_attempts(CounterFamily(r, "scheduler_schedule_attempts_total",
-                                        "Number of attempts to schedule pods, by the result. "
-                                        "'unschedulable' means a pod could not be scheduled, while "
-                                        "'error' means an internal scheduler problem."),
-                          {"result", "profile"}),
+      : schedule_attempts(
+            CounterFamily(r, "scheduler_schedule_attempts_total",
+                          Stable("Number of attempts to schedule pods, by the result. "
+                                 "'unschedulable' means a pod could not be scheduled, while "
+                                 "'error' means an internal scheduler problem.")),
+            {"result", "profile"}),
         attempt_duration(
             HistogramFamily(r, "scheduler_scheduling_attempt_duration_seconds",
-                            "Scheduling attempt latency in seconds (scheduling algorithm + "
-                            "binding)"),
+                            Stable("Scheduling attempt latency in seconds (scheduling algorithm + "
+                                   "binding)")),
             {"result", "profile"}, ExponentialBuckets(0.001, 2, 15)),
         algorithm_duration(HistogramFamily(r, "scheduler_scheduling_algorithm_duration_seconds",
-                                           "Scheduling algorithm latency in seconds")
+                                           Beta("Scheduling algorithm latency in seconds"))
                                .Add({}, ExponentialBuckets(0.001, 2, 15))),
         pending_pods_family(GaugeFamily(
             r, "scheduler_pending_pods",
-            "Number of pending pods, by the queue type. 'active' means number of pods in "
-            "activeQ; 'backoff' means number of pods in backoffQ; 'unschedulable' means number "
-            "of pods in unschedulablePods that the scheduler attempted to schedule and failed; "
-            "'gated' is the number of unschedulable pods that the scheduler never attempted to "
-            "schedule because they are gated.")),
+            Stable(
+                "Number of pending pods, by the queue type. 'active' means number of pods in "
+                "activeQ; 'backoff' means number of pods in backoffQ; 'unschedulable' means number "
+                "of pods in unschedulableEntities that the scheduler attempted to schedule and "
+                "failed; 'gated' is the number of unschedulable pods that the scheduler never "
+                "attempted to schedule because they are gated; 'incomplete' means number of pods "
+                "in "
+                "incompletePodGroupPods; 'pending' means number of pods in pendingPodGroupPods."))),
         pending_active(pending_pods_family.Add({{"queue", std::string(kActiveQueue)}})),
         pending_backoff(pending_pods_family.Add({{"queue", std::string(kBackoffQueue)}})),
         pending_unschedulable(
             pending_pods_family.Add({{"queue", std::string(kUnschedulableQueue)}})),
         pending_gated(pending_pods_family.Add({{"queue", std::string(kGatedQueue)}})),
         incoming_pods(
-            CounterFamily(r, "scheduler_queue_incoming_pods_total",
-                          "Number of pods added to scheduling queues by event and queue type."),
+            CounterFamily(
+                r, "scheduler_queue_incoming_pods_total",
+                Stable("Number of pods added to scheduling queues by event and queue type.")),
             {"queue", "event"}),
         extension_point(
-            HistogramFamily(r, "scheduler_framework_extension_point_duration_seconds",
-                            "Latency for running all plugins of a specific extension point."),
+            HistogramFamily(
+                r, "scheduler_framework_extension_point_duration_seconds",
+                Stable("Latency for running all plugins of a specific extension point.")),
             {"extension_point", "status", "profile"}, ExponentialBuckets(0.0001, 2, 12)),
         plugin_execution(
             HistogramFamily(r, "scheduler_plugin_execution_duration_seconds",
-                            "Duration for running a plugin at a specific extension point."),
+                            Beta("Duration for running a plugin at a specific extension point.")),
             {"plugin", "extension_point", "status"}, ExponentialBuckets(0.00001, 1.5, 20)),
-        sli_duration(
-            HistogramFamily(r, "scheduler_pod_scheduling_sli_duration_seconds",
-                            "E2e latency for a pod being scheduled, from the time the pod enters "
-                            "the scheduling queue and might involve multiple scheduling "
-                            "attempts."),
-            {"attempts"}, ExponentialBuckets(0.01, 2, 20)),
-        scheduling_attempts(HistogramFamily(r, "scheduler_pod_scheduling_attempts",
-                                            "Number of attempts to successfully schedule a pod.")
-                                .Add({}, ExponentialBuckets(1, 2, 5))),
-        preemption_attempts(CounterFamily(r, "scheduler_preemption_attempts_total",
-                                          "Total preemption attempts in the cluster till now")
-                                .Add({})),
-        preemption_victims(HistogramFamily(r, "scheduler_preemption_victims",
-                                           "Number of selected preemption victims")
-                               .Add({}, ExponentialBuckets(1, 2, 7))),
+        sli_duration(HistogramFamily(
+                         r, "scheduler_pod_scheduling_sli_duration_seconds",
+                         Beta("E2e latency for a pod being scheduled, from the time the pod enters "
+                              "the scheduling queue and might involve multiple scheduling "
+                              "attempts.")),
+                     {"attempts"}, ExponentialBuckets(0.01, 2, 20)),
+        scheduling_attempts(
+            HistogramFamily(r, "scheduler_pod_scheduling_attempts",
+                            Stable("Number of attempts to successfully schedule a pod."))
+                .Add({}, ExponentialBuckets(1, 2, 5))),
+        preemption_attempts(
+            CounterFamily(r, "scheduler_preemption_attempts_total",
+                          Stable("Total preemption attempts in the cluster till now"))
+                .Add({})),
+        preemption_victims(
+            HistogramFamily(r, "scheduler_preemption_victims",
+                            Stable("Number of selected preemption victims for preemption "
+                                   "initiated by a single pod"))
+                .Add({}, ExponentialBuckets(1, 2, 7))),
         unschedulable_pods(
-            GaugeFamily(r, "scheduler_unschedulable_pods",
-                        "The number of unschedulable pods broken down by plugin name. A pod will "
-                        "increment the gauge for all plugins that caused it to not schedule and "
-                        "so this metric have meaning only when broken down by plugin."),
+            GaugeFamily(
+                r, "scheduler_unschedulable_pods",
+                Beta("The number of unschedulable pods broken down by plugin name. A pod will "
+                     "increment the gauge for all plugins that caused it to not schedule and "
+                     "so this metric have meaning only when broken down by plugin.")),
             {"plugin", "profile"}),
-        goroutines(GaugeFamily(r, "scheduler_goroutines",
-                               "Number of running goroutines split by the work they do such as "
-                               "binding."),
-                   {"operation"}),
+        goroutines(
+            GaugeFamily(r, "scheduler_goroutines",
+                        Beta("Number of running goroutines split by the work they do such as "
+                             "binding.")),
+            {"operation"}),
         permit_wait(HistogramFamily(r, "scheduler_permit_wait_duration_seconds",
-                                    "Duration of waiting on permit."),
+                                    Beta("Duration of waiting on permit.")),
                     {"result"}, ExponentialBuckets(0.001, 2, 15)),
         plugin_evaluation(
-            CounterFamily(r, "scheduler_plugin_evaluation_total",
-                          "Number of attempts to schedule pods by each plugin and the extension "
-                          "point (available only in PreFilter, Filter, PreScore, and Score)."),
+            CounterFamily(
+                r, "scheduler_plugin_evaluation_total",
+                Beta("Number of attempts to schedule pods by each plugin and the extension "
+                     "point (available only in PreFilter, Filter, PreScore, and Score).")),
             {"plugin", "extension_point", "profile"}),
         event_handling(HistogramFamily(r, "scheduler_event_handling_duration_seconds",
-                                       "Event handling latency in seconds."),
+                                       Alpha("Event handling latency in seconds.")),
                        {"event"}, ExponentialBuckets(0.0001, 2, 12)),
-        cache_size_family(
-            GaugeFamily(r, "scheduler_cache_size",
-                        "Number of nodes, pods, and assumed (bound) pods in the scheduler cache.")),
+        cache_size_family(GaugeFamily(
+            r, "scheduler_cache_size",
+            Alpha("Number of nodes, pods, and assumed (bound) pods in the scheduler cache."))),
         cache_nodes(cache_size_family.Add({{"type", "nodes"}})),
         cache_pods(cache_size_family.Add({{"type", "pods"}})),
         cache_assumed_pods(cache_size_family.Add({{"type", "assumed_pods"}})),

@@ -1,6 +1,6 @@
 #pragma once
 // SchedulerMetrics: every Prometheus family berth exports, with upstream kube-scheduler's names,
-// help, types, labels and buckets (pkg/scheduler/metrics/metrics.go, v1.34; see
+// help, types, labels and buckets (pkg/scheduler/metrics/metrics.go, v1.37.2; see
 // shared/reference/upstream-features.md §6), plus berth's own informer and API-client families.
 //
 // No globals: the daemon creates one SchedulerMetrics and passes a reference (or pointer) to the

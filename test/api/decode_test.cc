@@ -2,8 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include "api/json/parse.h"
 #include "api/selector.h"
@@ -310,6 +312,63 @@ TEST(DecodePodTest, Defaults) {
   EXPECT_EQ(pod->Priority(), 0);
   EXPECT_FALSE(pod->spec.affinity.has_value());
   EXPECT_EQ(pod->metadata.namespace_, "");
+}
+
+// The spec fields NodeDeclaredFeatures and ImageLocality read (v1.37).
+TEST(DecodePodTest, NodeFeatureFieldsAndImageVolumes) {
+  auto pod = DecodePod(Yaml(R"(
+kind: Pod
+metadata: {name: p}
+spec:
+  hostNetwork: true
+  hostUsers: false
+  containers:
+  - name: c
+    restartPolicyRules:
+    - action: RestartAllContainers
+      exitCodes: {operator: In, values: [42]}
+    volumeMounts:
+    - {name: data, mountPath: /data}
+    - {name: img, mountPath: /img, bindMountOptions: [ro]}
+  ephemeralContainers:
+  - name: debug
+    targetContainerName: c
+  volumes:
+  - name: img
+    image: {reference: quay.io/tools:v1, pullPolicy: IfNotPresent}
+  - name: data
+    emptyDir: {}
+)"));
+  ASSERT_TRUE(pod.ok()) << pod.error();
+  ASSERT_EQ(pod->spec.containers.size(), 1u);
+  EXPECT_EQ(pod->spec.containers[0].restart_policy_rule_actions,
+            std::vector<std::string>{"RestartAllContainers"});
+  EXPECT_TRUE(pod->spec.containers[0].has_bind_mount_options);
+  ASSERT_EQ(pod->spec.ephemeral_containers.size(), 1u);
+  EXPECT_FALSE(pod->spec.ephemeral_containers[0].has_bind_mount_options);
+  EXPECT_EQ(pod->spec.host_users, std::optional<bool>(false));
+  ASSERT_EQ(pod->spec.volumes.size(), 2u);
+  EXPECT_EQ(pod->spec.volumes[0].image_reference, std::optional<std::string>("quay.io/tools:v1"));
+  EXPECT_FALSE(pod->spec.volumes[1].image_reference.has_value());
+}
+
+TEST(DecodeNodeTest, DeclaredFeatures) {
+  auto node =
+      DecodeNode(Yaml("kind: Node\nmetadata: {name: n}\nstatus:\n  declaredFeatures: [A, "
+                      "RestartAllContainersOnContainerExits]\n"));
+  ASSERT_TRUE(node.ok()) << node.error();
+  EXPECT_EQ(node->status.declared_features,
+            (std::vector<std::string>{"A", "RestartAllContainersOnContainerExits"}));
+}
+
+TEST(DecodeStorageTest, CSIDriver) {
+  auto obj = DecodeObject(
+      Yaml("apiVersion: storage.k8s.io/v1\nkind: CSIDriver\nmetadata: {name: ebs.csi.aws.com}\n"
+           "spec: {attachRequired: true, preventPodSchedulingIfMissing: true}\n"));
+  ASSERT_TRUE(obj.ok()) << obj.error();
+  const CSIDriver& d = std::get<CSIDriver>(*obj);
+  EXPECT_EQ(d.metadata.name, "ebs.csi.aws.com");
+  EXPECT_TRUE(d.prevent_pod_scheduling_if_missing);
 }
 
 constexpr const char* kNodeYaml = R"(

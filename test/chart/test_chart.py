@@ -587,6 +587,8 @@ class ChartTest(unittest.TestCase):
                   ("list", "storage.k8s.io", "storageclasses"),
                   ("watch", "storage.k8s.io", "storageclasses"),
                   ("list", "storage.k8s.io", "csinodes"), ("watch", "storage.k8s.io", "csinodes"),
+                  ("list", "storage.k8s.io", "csidrivers"),
+                  ("watch", "storage.k8s.io", "csidrivers"),
                   ("list", "scheduling.x-k8s.io", "podgroups"),
                   ("watch", "scheduling.x-k8s.io", "podgroups"),
                   ("create", "", "pods", "binding"), ("patch", "", "pods", "status"),

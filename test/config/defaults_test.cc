@@ -22,15 +22,38 @@ TEST(DefaultPluginsTest, UpstreamOrderAndWeights) {
   for (const PluginRef& p : UpstreamDefaultPlugins()) all.push_back(p.name);
   Plugins plugins = DefaultPlugins(all);
   EXPECT_EQ(Names(plugins.multi_point),
-            (std::vector<std::string>{
-                "SchedulingGates", "PrioritySort", "NodeUnschedulable", "NodeName",
-                "TaintToleration(3)", "NodeAffinity(2)", "NodePorts", "NodeResourcesFit(1)",
-                "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding", "VolumeZone",
-                "PodTopologySpread(2)", "InterPodAffinity(2)", "DefaultPreemption",
-                "NodeResourcesBalancedAllocation(1)", "ImageLocality(1)", "DefaultBinder"}));
+            (std::vector<std::string>{"SchedulingGates",
+                                      "PrioritySort",
+                                      "NodeName",
+                                      "NodeUnschedulable",
+                                      "TaintToleration(3)",
+                                      "NodeAffinity(2)",
+                                      "NodePorts",
+                                      "NodeResourcesFit(1)",
+                                      "VolumeRestrictions",
+                                      "NodeVolumeLimits",
+                                      "VolumeBinding",
+                                      "VolumeZone",
+                                      "PodTopologySpread(2)",
+                                      "InterPodAffinity(2)",
+                                      "DynamicResources(2)",
+                                      "DefaultPreemption",
+                                      "NodeResourcesBalancedAllocation(1)",
+                                      "ImageLocality(1)",
+                                      "DefaultBinder",
+                                      "NodeDeclaredFeatures"}));
   for (const ExtensionPoint& ep : kExtensionPoints) {
     EXPECT_TRUE((plugins.*ep.set).enabled.empty()) << ep.name;
   }
+}
+
+TEST(DefaultPluginsTest, UnregisteredDefaultsAreLeftOut) {
+  // Until berth registers DynamicResources, the defaults simply skip it.
+  Plugins plugins = DefaultPlugins(
+      {"InterPodAffinity", "DefaultPreemption", "NodeDeclaredFeatures", "DefaultBinder"});
+  EXPECT_EQ(Names(plugins.multi_point),
+            (std::vector<std::string>{"InterPodAffinity(2)", "DefaultPreemption", "DefaultBinder",
+                                      "NodeDeclaredFeatures"}));
 }
 
 TEST(DefaultPluginsTest, OnlyAvailablePluginsKeepOrder) {

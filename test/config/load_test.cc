@@ -29,17 +29,11 @@ const char kKnownList[] =
     "NodeLabel, NodeName, NodeResourcesBalancedAllocation, NodeResourcesFit, NodeUnschedulable, "
     "PrioritySort, SchedulingGates, TaintToleration";
 
-const std::vector<std::string> kDefaultMultiPoint = {"SchedulingGates",
-                                                     "PrioritySort",
-                                                     "NodeUnschedulable",
-                                                     "NodeName",
-                                                     "TaintToleration(3)",
-                                                     "NodeAffinity(2)",
-                                                     "NodeResourcesFit(1)",
-                                                     "DefaultPreemption",
-                                                     "NodeResourcesBalancedAllocation(1)",
-                                                     "ImageLocality(1)",
-                                                     "DefaultBinder"};
+const std::vector<std::string> kDefaultMultiPoint = {
+    "SchedulingGates",     "PrioritySort",       "NodeName",
+    "NodeUnschedulable",   "TaintToleration(3)", "NodeAffinity(2)",
+    "NodeResourcesFit(1)", "DefaultPreemption",  "NodeResourcesBalancedAllocation(1)",
+    "ImageLocality(1)",    "DefaultBinder"};
 
 std::string Cfg(const std::string& body) {
   return "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n" + body;
@@ -434,6 +428,15 @@ TEST(ParseConfigTest, ValidationErrors) {
       {"unknown disabled plugin",
        Cfg("profiles:\n- plugins:\n    filter:\n      disabled: [{name: Bar}]\n"),
        "profiles[0].plugins.filter.disabled[0]: unknown plugin \"Bar\"" + unknown},
+      {"pod-group point: a known plugin does not implement it",
+       Cfg("profiles:\n- plugins:\n    placementGenerate:\n      enabled: [{name: NodeName}]\n"),
+       "profiles[0].plugins.placementGenerate.enabled[0]: plugin \"NodeName\" does not extend "
+       "PlacementGeneratePlugin"},
+      {"pod-group point: unknown plugin",
+       Cfg("profiles:\n- plugins:\n    podGroupPostFilter:\n      enabled: [{name: "
+           "GangScheduling}]\n"),
+       "profiles[0].plugins.podGroupPostFilter.enabled[0]: unknown plugin \"GangScheduling\"" +
+           unknown},
       {"unknown pluginConfig", Cfg("profiles:\n- pluginConfig:\n  - name: Foo\n    args: {}\n"),
        "profiles[0].pluginConfig[0]: unknown plugin \"Foo\"" + unknown},
       {"empty plugin name",
@@ -502,6 +505,20 @@ TEST(ParseConfigTest, ValidationErrors) {
            "\ncfg.yaml: parallelism: Invalid value: -2: should be an integer value greater than "
            "zero"},
   });
+}
+
+// v1.37's pod-group points load (kube-scheduler files may carry them); disabling is a no-op.
+TEST(ParseConfigTest, PodGroupPointsDecodeAndMerge) {
+  auto c =
+      Parse(Cfg("profiles:\n- plugins:\n    placementScore: {disabled: [{name: '*'}]}\n"
+                "    podGroupPostFilter: {disabled: [{name: DefaultPreemption}]}\n"
+                "    placementGenerate: {}\n"));
+  ASSERT_TRUE(c.ok()) << c.error();
+  const Plugins& p = c->profiles[0].plugins;
+  EXPECT_EQ(p.placement_score.disabled, (std::vector<std::string>{"*"}));
+  EXPECT_EQ(p.pod_group_post_filter.disabled, (std::vector<std::string>{"DefaultPreemption"}));
+  EXPECT_TRUE(p.placement_generate.enabled.empty());
+  EXPECT_EQ(Names(p.multi_point), kDefaultMultiPoint);
 }
 
 TEST(ParseConfigTest, LeaderElectionOffSkipsItsChecks) {

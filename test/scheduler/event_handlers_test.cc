@@ -281,6 +281,14 @@ INSTANTIATE_TEST_SUITE_P(
                            });
                          },
                          false},
+        ClusterEventCase{
+            "NodeDeclaredFeaturesUpdate",
+            {{ClusterEvent{EventResource::kNode, action::kUpdateNodeDeclaredFeature, "NodeUpdate"},
+              nullptr}},
+            [](SchedulerHarness& h) {
+              UpdateN1(h, [](MakeNode& n) { n.Mutable().status.declared_features = {"F"}; });
+            },
+            true},
         ClusterEventCase{"NodeTaintUpdate",
                          {{kNodeTaint, nullptr}},
                          [](SchedulerHarness& h) {

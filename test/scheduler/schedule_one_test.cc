@@ -215,8 +215,8 @@ INSTANTIATE_TEST_SUITE_P(
         FitCase{"SortedByCountThenReason",
                 {{"n1", {"Insufficient cpu"}},
                  {"n2", {"Insufficient cpu"}},
-                 {"n3", {"node(s) had untolerated taint {dedicated: db}"}}},
-                "0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: db}, "
+                 {"n3", {"node(s) had untolerated taint(s)"}}},
+                "0/3 nodes are available: 1 node(s) had untolerated taint(s), "
                 "2 Insufficient cpu."},
         FitCase{"SeveralReasonsPerNode",
                 {{"n1", {"Insufficient cpu", "Insufficient memory"}},

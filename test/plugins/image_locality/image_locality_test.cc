@@ -56,7 +56,17 @@ framework::PodInfoPtr PodWithImages(std::vector<std::string> images,
   return b.Info();
 }
 
-// Upstream's TestImageLocalityPriority (v1.34 table), run with and without PreScore.
+framework::PodInfoPtr PodWithImageVolume(const std::string& image, const std::string& reference) {
+  MakePod b("p");
+  b.Image(image);
+  api::Volume v;
+  v.name = "imageVolume";
+  v.image_reference = reference;
+  b.Mutable().spec.volumes.push_back(v);
+  return b.Info();
+}
+
+// Upstream's TestImageLocalityPriority (v1.37 table), run with and without PreScore.
 TEST(ImageLocality, UpstreamTable) {
   struct Case {
     std::string name;
@@ -89,6 +99,14 @@ TEST(ImageLocality, UpstreamTable) {
        PodWithImages({"gcr.io/30", "gcr.io/40"}),
        {{"node1", kNode203040}, {"node2", kNode400030}},
        {1, 0}},
+      {"pod with ImageVolume",
+       PodWithImageVolume("gcr.io/30", "gcr.io/300"),
+       {{"node1", kNode300600900}, {"node2", kNode400030}},
+       {6, 0}},
+      {"same images as ImageVolume pod but as regular container images",
+       PodWithImages({"gcr.io/30", "gcr.io/300"}),
+       {{"node1", kNode300600900}, {"node2", kNode400030}},
+       {6, 0}},
       {"include InitContainers: two images spread on two nodes, prefer the larger image one",
        PodWithImages({"gcr.io/30"}, {"gcr.io/300"}),
        {{"node1", kNode403002000}, {"node2", kNode203040}},

@@ -86,12 +86,12 @@ const framework::ClusterEventWithHint& EventFor(
   return events.front();
 }
 
-// upstream's Test_isSchedulableAfterPodChange.
+// upstream's Test_isSchedulableAfterAssignedPodChange (v1.37).
 TEST(InterPodAffinityPluginTest, PodChangeHint) {
   Env env = SetUpEnv({}, {});
   const auto events = env.As<framework::EnqueueExtensions>().EventsToRegister();
-  ASSERT_EQ(events.size(), 2u);
-  const auto& pod_event = EventFor(events, framework::EventResource::kPod);
+  ASSERT_EQ(events.size(), 3u);
+  const auto& pod_event = EventFor(events, framework::EventResource::kAssignedPod);
   EXPECT_EQ(pod_event.event.action_type, framework::action::kAdd |
                                              framework::action::kUpdatePodLabel |
                                              framework::action::kDelete);
@@ -104,6 +104,28 @@ TEST(InterPodAffinityPluginTest, PodChangeHint) {
       WithLabels(MakePod("s").Node("n1").Obj(), {{"service", "securityscan"}});
   const api::Pod scheduled_other = WithLabels(MakePod("s").Node("n1").Obj(), {{"aaa", "a"}});
   const api::Pod unscheduled_match = WithLabels(MakePod("u").Obj(), {{"service", "securityscan"}});
+  const api::Pod pending_match = WithLabels(MakePod("p").Obj(), {{"service", "securityscan"}});
+  const api::Pod pending_other = WithLabels(MakePod("p").Obj(), {{"service", "foo"}});
+  const api::Pod scheduled_anti =
+      MakePod("s")
+          .Node("n1")
+          .PodAntiAffinity(Term("service", kIn, {"securityscan", "value2"}, "region"))
+          .Obj();
+  api::Pod nominated_other = WithLabels(MakePod("s").Obj(), {{"aaa", "a"}});
+  nominated_other.status.nominated_node_name = "n1";
+  api::Pod nominated_match = WithLabels(MakePod("s").Obj(), {{"service", "securityscan"}});
+  nominated_match.status.nominated_node_name = "n1";
+  const api::Pod with_two_anti =
+      MakePod("p")
+          .PodAntiAffinity(Term("service", kIn, {"securityscan"}, "region"))
+          .PodAntiAffinity(Term("app", kIn, {"web"}, "region"))
+          .Obj();
+  const api::Pod scheduled_security_bar =
+      WithLabels(MakePod("s").Node("n1").Obj(), {{"service", "securityscan"}, {"app", "bar"}});
+  const api::Pod scheduled_foo_bar =
+      WithLabels(MakePod("s").Node("n1").Obj(), {{"service", "foo"}, {"app", "bar"}});
+  const api::Pod scheduled_foo_web =
+      WithLabels(MakePod("s").Node("n1").Obj(), {{"service", "foo"}, {"app", "web"}});
   std::vector<HintCase> cases = {
       {"add a pod which matches the pod affinity", with_affinity, std::monostate{},
        &scheduled_match, QueueingHint::kQueue},
@@ -123,10 +145,32 @@ TEST(InterPodAffinityPluginTest, PodChangeHint) {
        std::monostate{}, QueueingHint::kQueueSkip},
       {"delete a pod which matches pod's anti-affinity", with_anti, &scheduled_match,
        std::monostate{}, QueueingHint::kQueue},
+      {"delete a pod with anti-affinity that matches pending pod", pending_match, &scheduled_anti,
+       std::monostate{}, QueueingHint::kQueue},
+      {"delete a pod with anti-affinity that doesn't match pending pod", pending_other,
+       &scheduled_anti, std::monostate{}, QueueingHint::kQueueSkip},
+      {"delete a nominated pod which doesn't match pod's anti-affinity", with_anti,
+       &nominated_other, std::monostate{}, QueueingHint::kQueueSkip},
+      {"delete a nominated pod which matches pod's anti-affinity", with_anti, &nominated_match,
+       std::monostate{}, QueueingHint::kQueue},
+      {"modify pod label to change it from matching only one of target pod's anti-affinity "
+       "terms to matching none",
+       with_two_anti, &scheduled_security_bar, &scheduled_foo_bar, QueueingHint::kQueue},
+      {"modify pod label but it still matches one of target pod's anti-affinity terms",
+       with_two_anti, &scheduled_security_bar, &scheduled_foo_web, QueueingHint::kQueueSkip},
+      {"delete a pod which matches only one of target pod's anti-affinity terms", with_two_anti,
+       &scheduled_match, std::monostate{}, QueueingHint::kQueue},
   };
   for (const auto& c : cases) {
     EXPECT_EQ(pod_event.hint(c.pod, c.old_obj, c.new_obj), c.want) << c.name;
   }
+  // The pod's own label update (upstream's TargetPod/UpdatePodLabel) always requeues it.
+  const auto& target_event = EventFor(events, framework::EventResource::kPod);
+  EXPECT_EQ(target_event.event.action_type, framework::action::kUpdatePodLabel);
+  const api::Pod relabelled = WithLabels(with_anti, {{"x", "y"}});
+  EXPECT_EQ(target_event.hint(with_anti, &with_anti, &relabelled), QueueingHint::kQueue);
+  EXPECT_EQ(target_event.hint(with_anti, &scheduled_other, &scheduled_match),
+            QueueingHint::kQueueSkip);
 }
 
 // upstream's Test_isSchedulableAfterNodeChange.
@@ -134,9 +178,8 @@ TEST(InterPodAffinityPluginTest, NodeChangeHint) {
   Env env = SetUpEnv({}, {});
   const auto events = env.As<framework::EnqueueExtensions>().EventsToRegister();
   const auto& node_event = EventFor(events, framework::EventResource::kNode);
-  EXPECT_EQ(node_event.event.action_type, framework::action::kAdd |
-                                              framework::action::kUpdateNodeLabel |
-                                              framework::action::kUpdateNodeTaint);
+  EXPECT_EQ(node_event.event.action_type,
+            framework::action::kAdd | framework::action::kUpdateNodeLabel);
   const api::Pod with_affinity =
       MakePod("p").PodAffinity(Term("service", kIn, {"securityscan"}, "zone")).Obj();
   const api::Pod with_anti =

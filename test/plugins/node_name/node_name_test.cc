@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+
 #include "test/testing/builders.h"
 
 namespace berth::plugins::node_name {
@@ -41,6 +44,24 @@ TEST(NodeNameTest, Filter) {
     EXPECT_EQ(st.code(), c.want_code) << c.name;
     EXPECT_EQ(st.Message(), c.want_reason) << c.name;
   }
+}
+
+// Upstream's TestNodeName_PreFilter cases.
+TEST(NodeNameTest, PreFilter) {
+  auto p = New(framework::PluginContext{});
+  ASSERT_TRUE(p.ok());
+  auto plugin = std::dynamic_pointer_cast<framework::PreFilterPlugin>(*p);
+  ASSERT_NE(plugin, nullptr);
+  framework::CycleState state;
+  framework::PreFilterResult assigned;
+  auto pod = framework::MakePodInfo(std::make_shared<api::Pod>(MakePod("p").Node("n1").Obj()));
+  EXPECT_TRUE(plugin->PreFilter(state, *pod, {}, &assigned).IsSuccess());
+  ASSERT_FALSE(assigned.AllNodes());
+  EXPECT_EQ(*assigned.node_names, (std::set<std::string, std::less<>>{"n1"}));
+  framework::PreFilterResult unassigned;
+  auto pending = framework::MakePodInfo(std::make_shared<api::Pod>(MakePod("p").Obj()));
+  EXPECT_TRUE(plugin->PreFilter(state, *pending, {}, &unassigned).IsSuccess());
+  EXPECT_TRUE(unassigned.AllNodes());
 }
 
 TEST(NodeNameTest, Events) {

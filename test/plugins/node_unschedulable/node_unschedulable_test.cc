@@ -55,6 +55,17 @@ TEST(NodeUnschedulableTest, Filter) {
   }
 }
 
+// v1.37 added a PreFilter; without a deferred resize it always succeeds (Filter still runs).
+TEST(NodeUnschedulableTest, PreFilterSucceeds) {
+  auto plugin = std::dynamic_pointer_cast<framework::PreFilterPlugin>(MakePlugin());
+  ASSERT_NE(plugin, nullptr);
+  framework::CycleState state;
+  auto pod = framework::MakePodInfo(std::make_shared<api::Pod>(MakePod("p").Obj()));
+  framework::PreFilterResult result;
+  EXPECT_EQ(plugin->PreFilter(state, *pod, {}, &result).code(), framework::Code::kSuccess);
+  EXPECT_TRUE(result.AllNodes());
+}
+
 TEST(NodeUnschedulableTest, FilterWithoutNode) {
   auto plugin = std::dynamic_pointer_cast<framework::FilterPlugin>(MakePlugin());
   framework::CycleState state;

@@ -507,6 +507,54 @@ TEST(NodeVolumeLimitsTest, UnboundClaimOfInTreeProvisionerCountsUnderItsCSIDrive
   EXPECT_TRUE(filter->Filter(state, *pod, ni).IsSuccess());
 }
 
+// Upstream's TestVolumeLimitScalingGate cases (the gate is on in v1.37).
+TEST(NodeVolumeLimitsTest, DriverThatMustBeInstalled) {
+  struct Case {
+    const char* name;
+    bool driver_object;
+    bool prevent_if_missing;
+    bool node_lists_driver;
+    Code want;
+  };
+  const std::vector<Case> cases = {
+      {"CSIDriver exists but preventPodSchedulingIfMissing is not set", true, false, false,
+       Code::kSuccess},
+      {"driver not installed and preventPodSchedulingIfMissing is true", true, true, false,
+       Code::kUnschedulable},
+      {"driver installed within limit", true, true, true, Code::kSuccess},
+      {"CSIDriver object missing", false, false, false, Code::kSuccess},
+  };
+  for (const auto& c : cases) {
+    testing::FakeHandle h;
+    Populate(h, {kEbs}, c.node_lists_driver ? LimitSource::kCSINode : LimitSource::kNone, 2);
+    if (!c.node_lists_driver) {  // a CSINode without drivers
+      auto csi = std::make_shared<api::CSINode>();
+      csi->metadata.name = kNode;
+      h.mutable_objects().csi_nodes.Upsert(csi);
+    }
+    if (c.driver_object) {
+      auto d = std::make_shared<api::CSIDriver>();
+      d->metadata.name = kEbs;
+      d->prevent_pod_scheduling_if_missing = c.prevent_if_missing;
+      h.mutable_objects().csi_drivers.Upsert(d);
+    }
+    auto plugin = MakePlugin(h);
+    auto* pre = dynamic_cast<framework::PreFilterPlugin*>(plugin.get());
+    auto* filter = dynamic_cast<framework::FilterPlugin*>(plugin.get());
+    auto pod =
+        framework::MakePodInfo(std::make_shared<api::Pod>(PvcPod("p", {"csi-ebs.csi.aws.com-0"})));
+    framework::CycleState state;
+    framework::PreFilterResult result;
+    ASSERT_TRUE(pre->PreFilter(state, *pod, {}, &result).IsSuccess()) << c.name;
+    framework::NodeInfo ni(MakeNode(kNode).Ptr());
+    auto st = filter->Filter(state, *pod, ni);
+    EXPECT_EQ(st.code(), c.want) << c.name;
+    if (c.want == Code::kUnschedulable) {
+      EXPECT_EQ(st.Message(), "ebs.csi.aws.com CSI driver is not installed on the node") << c.name;
+    }
+  }
+}
+
 TEST(NodeVolumeLimitsTest, FilterWithoutPreFilterIsError) {
   testing::FakeHandle h;
   auto plugin = MakePlugin(h);
@@ -535,7 +583,7 @@ TEST(NodeVolumeLimitsTest, EventsToRegister) {
   ASSERT_EQ(events.size(), 4u);
   EXPECT_FALSE(HintFor(events, framework::EventResource::kCSINode, framework::action::kAdd));
   EXPECT_TRUE(HintFor(events, framework::EventResource::kCSINode, framework::action::kUpdate));
-  EXPECT_TRUE(HintFor(events, framework::EventResource::kPod, framework::action::kDelete));
+  EXPECT_TRUE(HintFor(events, framework::EventResource::kAssignedPod, framework::action::kDelete));
   EXPECT_TRUE(
       HintFor(events, framework::EventResource::kPersistentVolumeClaim, framework::action::kAdd));
 }
@@ -545,7 +593,8 @@ TEST(NodeVolumeLimitsTest, PodDeletedHint) {
   testing::FakeHandle h;
   auto ext = std::dynamic_pointer_cast<framework::EnqueueExtensions>(MakePlugin(h));
   const auto events = ext->EventsToRegister();
-  const auto& hint = HintFor(events, framework::EventResource::kPod, framework::action::kDelete);
+  const auto& hint =
+      HintFor(events, framework::EventResource::kAssignedPod, framework::action::kDelete);
   const api::Pod pod = PvcPod("p", {"csi-ebs.csi.aws.com-2"});
   auto bound = [](api::Pod p) {
     p.spec.node_name = kNode;

@@ -109,6 +109,9 @@ class HintTest : public ::testing::Test {
   QueueingHint PodHint(const api::Pod& pod, const api::Pod* old_pod, const api::Pod* new_pod) {
     return Hint(framework::EventResource::kAssignedPod, pod, Obj(old_pod), Obj(new_pod));
   }
+  QueueingHint TargetHint(const api::Pod& pod, const api::Pod* old_pod, const api::Pod* new_pod) {
+    return Hint(framework::EventResource::kPod, pod, Obj(old_pod), Obj(new_pod));
+  }
   QueueingHint NodeHint(const api::Pod& pod, const api::Node* old_node, const api::Node* new_node) {
     return Hint(framework::EventResource::kNode, pod, Obj(old_node), Obj(new_node));
   }
@@ -138,7 +141,8 @@ api::Pod SpreadPod(const std::string& key = "zone", const std::string& taints = 
   return p.Obj();
 }
 
-// Upstream's Test_isSchedulableAfterPodChange.
+// Upstream's Test_isSchedulableAfterAssignedPodChange and
+// Test_isSchedulableAfterTargetPodChange (v1.37).
 TEST_F(HintTest, PodChange) {
   const api::Pod pod = SpreadPod();
   auto assigned = [](api::Labels labels, const std::string& ns = "default") {
@@ -163,18 +167,31 @@ TEST_F(HintTest, PodChange) {
   EXPECT_EQ(PodHint(pod, &foo, &foo_bar), QueueingHint::kQueueSkip);  // still matches
   EXPECT_EQ(PodHint(pod, &foo, &foo_v2), QueueingHint::kQueueSkip);
   EXPECT_EQ(PodHint(pod, &foo, &foo), QueueingHint::kQueueSkip);  // labels unchanged
+  // A nominated (not yet bound) pod counts as placed.
+  api::Pod nominated = unassigned;
+  nominated.status.nominated_node_name = "node-a";
+  EXPECT_EQ(PodHint(pod, nullptr, &nominated), QueueingHint::kQueue);
 
   // The pod's own new toleration helps only under nodeTaintsPolicy Honor.
   api::Pod self = pod;
   self.spec.node_name.clear();
   api::Pod tolerating = self;
   tolerating.spec.tolerations.push_back({"k", "Exists", "", "NoSchedule", {}});
-  EXPECT_EQ(PodHint(pod, &self, &tolerating), QueueingHint::kQueueSkip);
+  EXPECT_EQ(TargetHint(pod, &self, &tolerating), QueueingHint::kQueueSkip);
   const api::Pod honor = SpreadPod("zone", "Honor");
   api::Pod honor_self = honor;
   api::Pod honor_tolerating = honor;
   honor_tolerating.spec.tolerations.push_back({"k", "Exists", "", "NoSchedule", {}});
-  EXPECT_EQ(PodHint(honor, &honor_self, &honor_tolerating), QueueingHint::kQueue);
+  EXPECT_EQ(TargetHint(honor, &honor_self, &honor_tolerating), QueueingHint::kQueue);
+  // Its own label change matters when it flips a constraint's selector.
+  api::Pod relabelled = self;
+  relabelled.metadata.labels = {{"bar", ""}};
+  EXPECT_EQ(TargetHint(pod, &self, &relabelled), QueueingHint::kQueue);
+  api::Pod extra_label = self;
+  extra_label.metadata.labels["bar"] = "";
+  EXPECT_EQ(TargetHint(pod, &self, &extra_label), QueueingHint::kQueueSkip);
+  // Another pod's update is not the target's.
+  EXPECT_EQ(TargetHint(pod, &bar, &foo), QueueingHint::kQueueSkip);
 }
 
 // Upstream's Test_isSchedulableAfterNodeChange.

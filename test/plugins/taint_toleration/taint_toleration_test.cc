@@ -132,6 +132,7 @@ TEST(TaintTolerationTest, ScoreWithoutPreScoreIsError) {
 TEST(TaintTolerationTest, Filter) {
   const auto kUU = framework::Code::kUnschedulableAndUnresolvable;
   const auto kOK = framework::Code::kSuccess;
+  const std::string kReason = kErrReasonUntoleratedTaints;
   struct Case {
     const char* name;
     api::Pod pod;
@@ -142,15 +143,14 @@ TEST(TaintTolerationTest, Filter) {
   const std::vector<Case> cases = {
       {"A pod having no tolerations can't be scheduled onto a node with nonempty taints",
        PodWithTolerations({}), NodeWithTaints("nodeA", {{"dedicated", "user1", "NoSchedule"}}), kUU,
-       "node(s) had untolerated taint {dedicated: user1}"},
+       kReason},
       {"A pod which can be scheduled on a dedicated node assigned to user1 with effect NoSchedule",
        PodWithTolerations({Tol("dedicated", "Equal", "user1", "NoSchedule")}),
        NodeWithTaints("nodeA", {{"dedicated", "user1", "NoSchedule"}}), kOK, ""},
       {"A pod which can't be scheduled on a dedicated node assigned to user2 with effect "
        "NoSchedule",
        PodWithTolerations({Tol("dedicated", "Equal", "user2", "NoSchedule")}),
-       NodeWithTaints("nodeA", {{"dedicated", "user1", "NoSchedule"}}), kUU,
-       "node(s) had untolerated taint {dedicated: user1}"},
+       NodeWithTaints("nodeA", {{"dedicated", "user1", "NoSchedule"}}), kUU, kReason},
       {"A pod can be scheduled onto the node, with a toleration uses operator Exists that "
        "tolerates the taints on the node",
        PodWithTolerations({Tol("foo", "Exists", "", "NoSchedule")}),
@@ -165,8 +165,7 @@ TEST(TaintTolerationTest, Filter) {
       {"A pod has a toleration that keys and values match the taint on the node, but (non-empty) "
        "effect doesn't match, can't be scheduled onto the node",
        PodWithTolerations({Tol("foo", "Equal", "bar", "PreferNoSchedule")}),
-       NodeWithTaints("nodeA", {{"foo", "bar", "NoSchedule"}}), kUU,
-       "node(s) had untolerated taint {foo: bar}"},
+       NodeWithTaints("nodeA", {{"foo", "bar", "NoSchedule"}}), kUU, kReason},
       {"The pod has a toleration that keys and values match the taint on the node, the effect of "
        "toleration is empty, and the effect of taint is NoSchedule. Pod can be scheduled onto the "
        "node",
@@ -180,19 +179,18 @@ TEST(TaintTolerationTest, Filter) {
        "scheduled onto the node",
        PodWithTolerations({}),
        NodeWithTaints("nodeA", {{"dedicated", "user1", "PreferNoSchedule"}}), kOK, ""},
-      // Berth additions: the empty-value form, NoExecute, and the first untolerated taint wins.
+      // Berth additions: the empty-value form, NoExecute, several untolerated taints.
       {"control-plane taint with an empty value", PodWithTolerations({}),
        NodeWithTaints("nodeA", {{"node-role.kubernetes.io/control-plane", "", "NoSchedule"}}), kUU,
-       "node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }"},
+       kReason},
       {"NoExecute taints are checked too", PodWithTolerations({}),
-       NodeWithTaints("nodeA", {{"k", "v", "NoExecute"}}), kUU,
-       "node(s) had untolerated taint {k: v}"},
-      {"the first untolerated taint is reported", PodWithTolerations({Tol("a", "Exists", "", "")}),
+       NodeWithTaints("nodeA", {{"k", "v", "NoExecute"}}), kUU, kReason},
+      {"several untolerated taints read the same", PodWithTolerations({Tol("a", "Exists", "", "")}),
        NodeWithTaints("nodeA", {{"a", "1", "NoSchedule"},
                                 {"b", "2", "PreferNoSchedule"},
                                 {"c", "3", "NoExecute"},
                                 {"d", "4", "NoSchedule"}}),
-       kUU, "node(s) had untolerated taint {c: 3}"},
+       kUU, kReason},
   };
   auto plugin = std::dynamic_pointer_cast<framework::FilterPlugin>(MakePlugin());
   ASSERT_NE(plugin, nullptr);
@@ -206,8 +204,19 @@ TEST(TaintTolerationTest, Filter) {
   }
 }
 
-TEST(TaintTolerationTest, ReasonFormat) {
-  EXPECT_EQ(UntoleratedTaintReason({"k", "", "NoSchedule"}), "node(s) had untolerated taint {k: }");
+TEST(TaintTolerationTest, ReasonNamesNoTaint) {
+  EXPECT_STREQ(kErrReasonUntoleratedTaints, "node(s) had untolerated taint(s)");
+}
+
+// v1.37 added a PreFilter; without a deferred resize it always succeeds (Filter still runs).
+TEST(TaintTolerationTest, PreFilterSucceeds) {
+  auto plugin = std::dynamic_pointer_cast<framework::PreFilterPlugin>(MakePlugin());
+  ASSERT_NE(plugin, nullptr);
+  framework::CycleState state;
+  auto pod = framework::MakePodInfo(std::make_shared<api::Pod>(PodWithTolerations({})));
+  framework::PreFilterResult result;
+  EXPECT_EQ(plugin->PreFilter(state, *pod, {}, &result).code(), framework::Code::kSuccess);
+  EXPECT_TRUE(result.AllNodes());
 }
 
 // Upstream's TestIsSchedulableAfterNodeChange cases.

@@ -539,6 +539,51 @@ TEST_F(DynamicProvisioning, FailedWriteAndDeletedPod) {
   EXPECT_EQ(s.Message(), "binding volumes: pod does not exist any more: pods \"pod\" not found");
 }
 
+// Upstream's "local volumes with close capacity are preferred" cases (StorageCapacityScoring on,
+// the default shape): the node whose PV leaves the most room scores higher.
+TEST_F(VolumeBindingTest, ScoresStaticBindingsByUtilization) {
+  constexpr const char kHddSC[] = "wait-hdd";
+  Add(Class(kHddSC, "WaitForFirstConsumer", "kubernetes.io/no-provisioner"));
+  auto local = [&](const std::string& name, const std::string& sc, const std::string& size,
+                   const std::string& node) {
+    auto pv = Volume(name, sc, size);
+    pv.spec.node_affinity = HostAffinity(node);
+    Add(pv);
+  };
+  local("pv-a-0", kWaitSC, "200Gi", "node-a");
+  local("pv-a-1", kWaitSC, "200Gi", "node-a");
+  local("pv-a-2", kHddSC, "200Gi", "node-a");
+  local("pv-b-0", kWaitSC, "100Gi", "node-b");
+  local("pv-b-1", kWaitSC, "100Gi", "node-b");
+  local("pv-b-2", kHddSC, "100Gi", "node-b");
+  Add(Claim("pvc-0", kWaitSC, "50Gi"));
+  Add(Claim("pvc-1", kHddSC, "100Gi"));
+  auto p = Plugin();
+  auto scores = [&](const api::Pod& pod) {
+    framework::CycleState state;
+    std::map<std::string, std::string> f;
+    const framework::Status pre = Run(*p, state, pod, &f);
+    EXPECT_TRUE(pre.IsSuccess() || pre.code() == Code::kSkip) << pre.Message();
+    auto info = framework::MakePodInfo(std::make_shared<api::Pod>(pod));
+    EXPECT_TRUE(dynamic_cast<framework::PreScorePlugin&>(*p)
+                    .PreScore(state, *info, handle_.snapshot().List())
+                    .IsSuccess());
+    std::vector<int64_t> out;
+    for (const auto* n : handle_.snapshot().List()) {
+      int64_t score = -1;
+      EXPECT_TRUE(
+          dynamic_cast<framework::ScorePlugin&>(*p).Score(state, *info, *n, &score).IsSuccess());
+      out.push_back(score);
+    }
+    return out;
+  };
+  EXPECT_EQ(scores(PodWithClaims("pod", {"pvc-0"})), (std::vector<int64_t>{75, 50}));
+  // Two classes: the mean of 75 and 50 rounds to 63 on node-a; 50 and 0 give 25 on node-b.
+  EXPECT_EQ(scores(PodWithClaims("pod", {"pvc-0", "pvc-1"})), (std::vector<int64_t>{63, 25}));
+  // A pod without claims scores 0 everywhere.
+  EXPECT_EQ(scores(MakePod("no-pvc").Obj()), (std::vector<int64_t>{0, 0}));
+}
+
 TEST(VolumeBindingArgs, Validation) {
   testing::FakeHandle h;
   auto make = [&](api::Value args) {
@@ -555,15 +600,33 @@ TEST(VolumeBindingArgs, Validation) {
   EXPECT_EQ(r.error(),
             "profiles[0].pluginConfig[0].args.bindTimeoutSeconds: Invalid value: -1: invalid "
             "BindTimeoutSeconds, should not be a negative value");
+  // StorageCapacityScoring is on in v1.37: shape is validated, not forbidden.
+  auto point = [](int64_t utilization, int64_t score) {
+    api::Value p = api::Value::MakeObject();
+    p.Set("utilization", api::Value::Int(utilization));
+    p.Set("score", api::Value::Int(score));
+    return p;
+  };
   api::Value shape = api::Value::MakeObject();
   api::Value points = api::Value::MakeArray();
-  points.Push(api::Value::MakeObject());
+  points.Push(point(50, 3));
+  points.Push(point(40, 11));
   shape.Set("shape", std::move(points));
+  shape.Set("bindTimeoutSeconds", api::Value::Int(-1));
   r = make(shape);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error(),
-            "profiles[0].pluginConfig[0].args.shape: Forbidden: unsupported when "
-            "StorageCapacityScoring feature is disabled");
+            "[profiles[0].pluginConfig[0].args.bindTimeoutSeconds: Invalid value: -1: invalid "
+            "BindTimeoutSeconds, should not be a negative value, "
+            "profiles[0].pluginConfig[0].args.shape[1].utilization: Invalid value: 40: values "
+            "must be sorted in increasing order, profiles[0].pluginConfig[0].args.shape[1].score: "
+            "Invalid value: 11: not in valid range [0, 10]]");
+  api::Value good = api::Value::MakeObject();
+  api::Value good_points = api::Value::MakeArray();
+  good_points.Push(point(0, 0));
+  good_points.Push(point(100, 10));
+  good.Set("shape", std::move(good_points));
+  EXPECT_TRUE(make(good).ok());
   api::Value unknown = api::Value::MakeObject();
   unknown.Set("bindTimeout", api::Value::Int(1));
   EXPECT_FALSE(make(unknown).ok());

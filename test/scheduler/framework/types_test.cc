@@ -111,16 +111,15 @@ TEST(FitErrorMessageTest, HistogramIsSortedAsStringsLikeUpstream) {
 }
 
 TEST(FitErrorMessageTest, PreemptionMessageIsAppendedWithoutAnExtraPeriod) {
-  Diagnosis d = MakeDiagnosis(
-      {{"n1", {"Insufficient cpu"}},
-       {"n2", {"node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }"}},
-       {"n3", {"node(s) had untolerated taint {node-role.kubernetes.io/control-plane: }"}}});
+  Diagnosis d = MakeDiagnosis({{"n1", {"Insufficient cpu"}},
+                               {"n2", {"node(s) had untolerated taint(s)"}},
+                               {"n3", {"node(s) had untolerated taint(s)"}}});
   d.post_filter_msg =
       "preemption: 0/3 nodes are available: 1 No preemption victims found for incoming pod, 2 "
       "Preemption is not helpful for scheduling.";
   EXPECT_EQ(FitErrorMessage(3, d),
-            "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint "
-            "{node-role.kubernetes.io/control-plane: }. preemption: 0/3 nodes are available: 1 No "
+            "0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had untolerated taint(s). "
+            "preemption: 0/3 nodes are available: 1 No "
             "preemption victims found for incoming pod, 2 Preemption is not helpful for "
             "scheduling.");
 }

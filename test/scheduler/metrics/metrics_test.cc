@@ -111,9 +111,18 @@ TEST(SchedulerMetricsTest, RegistersEveryFamilyWithItsType) {
     EXPECT_TRUE(Contains(text, std::string("# TYPE ") + w.name + " " + w.type + "\n"));
     EXPECT_TRUE(Contains(text, std::string("# HELP ") + w.name + " "));
   }
+  // component-base's stability prefix, at upstream v1.37.2's levels.
   EXPECT_TRUE(Contains(text,
-                       "# HELP scheduler_schedule_attempts_total Number of attempts to "
+                       "# HELP scheduler_schedule_attempts_total [STABLE] Number of attempts to "
                        "schedule pods, by the result."));
+  EXPECT_TRUE(Contains(text,
+                       "# HELP scheduler_scheduling_algorithm_duration_seconds [BETA] Scheduling "
+                       "algorithm latency in seconds\n"));
+  EXPECT_TRUE(Contains(text, "# HELP scheduler_cache_size [ALPHA] Number of nodes"));
+  EXPECT_TRUE(Contains(text,
+                       "# HELP scheduler_preemption_victims [STABLE] Number of selected preemption "
+                       "victims for preemption initiated by a single pod\n"));
+  EXPECT_TRUE(Contains(text, "# HELP berth_informer_relists_total Number of full re-lists"));
 }
 
 TEST(SchedulerMetricsTest, FixedLabelSetsArePreCreated) {

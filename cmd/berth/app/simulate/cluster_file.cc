@@ -92,6 +92,9 @@ struct Loader {
           } else if constexpr (std::is_same_v<T, api::CSINode>) {
             if (auto ok = check_dup("CSINode", o.metadata); !ok) return ok;
             out.csi_nodes.push_back(std::make_shared<api::CSINode>(std::move(o)));
+          } else if constexpr (std::is_same_v<T, api::CSIDriver>) {
+            if (auto ok = check_dup("CSIDriver", o.metadata); !ok) return ok;
+            out.csi_drivers.push_back(std::make_shared<api::CSIDriver>(std::move(o)));
           } else if constexpr (std::is_same_v<T, api::Service>) {
             SetNamespace(o);
             if (auto ok = check_dup("Service", o.metadata); !ok) return ok;

@@ -23,6 +23,7 @@ struct ClusterFile {
   std::vector<std::shared_ptr<const api::PersistentVolume>> pvs;
   std::vector<std::shared_ptr<const api::StorageClass>> storage_classes;
   std::vector<std::shared_ptr<const api::CSINode>> csi_nodes;
+  std::vector<std::shared_ptr<const api::CSIDriver>> csi_drivers;
   std::vector<std::shared_ptr<const api::Service>> services;
   std::vector<std::shared_ptr<const api::PodDisruptionBudget>> pdbs;
   std::vector<std::shared_ptr<const api::PodGroup>> pod_groups;

@@ -213,6 +213,7 @@ void StoreObjects(const ClusterFile& cluster, api::ClusterObjects& objects) {
   for (const auto& o : cluster.pvs) objects.pvs.Upsert(o);
   for (const auto& o : cluster.storage_classes) objects.storage_classes.Upsert(o);
   for (const auto& o : cluster.csi_nodes) objects.csi_nodes.Upsert(o);
+  for (const auto& o : cluster.csi_drivers) objects.csi_drivers.Upsert(o);
   for (const auto& o : cluster.services) objects.services.Upsert(o);
   for (const auto& o : cluster.pod_groups) objects.pod_groups.Upsert(o);
   for (const auto& o : cluster.replicated_storage_classes) {
