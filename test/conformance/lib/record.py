@@ -215,9 +215,13 @@ class Recorder:
                 self.proc.wait()
         self.proc = None
 
-    def log(self):
-        with open(self.log_path, errors="replace") as f:
-            return f.read()
+    def log(self, offset=0):
+        with open(self.log_path, "rb") as f:
+            f.seek(offset)
+            return f.read().decode(errors="replace")
+
+    def log_size(self):
+        return os.path.getsize(self.log_path)
 
     # ---- one pod ----
     def all_pods(self):
@@ -316,6 +320,7 @@ class Recorder:
                 if wait > 0:
                     time.sleep(wait)
                 last_bound_at = 0.0
+                offset = self.log_size()
                 try:
                     got = self.create(p, uids)
                 except Exception as e:
@@ -328,7 +333,7 @@ class Recorder:
                 if out["node"] or out.get("nominated"):
                     # Let the binding's log lines land.
                     for _ in range(20):
-                        scores, totals, feasible, hinted, batch = scores_from_log(self.log(), key)
+                        scores, totals, feasible, hinted, batch = scores_from_log(self.log(offset), key)
                         if feasible is not None or out.get("wffc"):
                             break
                         time.sleep(0.05)
