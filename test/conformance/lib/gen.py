@@ -288,6 +288,9 @@ class Gen:
             spec["runtimeClassName"] = "with-overhead"
         if self.chance(0.08):
             self.features.add("pod-level-resources")
+            # The API server wants pod-level requests >= the containers' aggregate.
+            for c in spec["containers"] + spec.get("initContainers", []):
+                c["resources"] = {"requests": {"cpu": "100m", "memory": "64Mi"}}
             spec["resources"] = {"requests": {"cpu": _q_cpu(self.pick([500, 1000, 2000])),
                                               "memory": _q_mem(self.pick([512, 1024, 4096]))}}
         if self.chance(0.12):

@@ -135,33 +135,42 @@ class Recorder:
         for kind in RESET_KINDS:
             namespaced = KINDS[kind][2]
             for ns in (NAMESPACES if namespaced else [None]):
-                for item in self.c.items(path_of(kind, ns)):
+                items = self.c.items(path_of(kind, ns))
+                if not items:
+                    continue
+                for item in items:
                     meta = item["metadata"]
-                    p = path_of(kind, meta.get("namespace"), meta["name"])
                     if meta.get("finalizers"):
-                        self.c.request("PATCH", p, {"metadata": {"finalizers": None}},
+                        self.c.request("PATCH", path_of(kind, meta.get("namespace"), meta["name"]),
+                                       {"metadata": {"finalizers": None}},
                                        "application/merge-patch+json")
+                try:
+                    self.c.request("DELETE", path_of(kind, ns), {"gracePeriodSeconds": 0})
+                    continue
+                except Exception as e:
+                    if getattr(e, "code", None) not in (404, 405):
+                        raise
+                for item in items:  # no deletecollection for this kind
+                    meta = item["metadata"]
                     try:
-                        self.c.request("DELETE", p, {"gracePeriodSeconds": 0})
+                        self.c.request("DELETE", path_of(kind, meta.get("namespace"), meta["name"]),
+                                       {"gracePeriodSeconds": 0})
                     except Exception as e:
                         if getattr(e, "code", None) != 404:
                             raise
         for ns in NAMESPACES:
             # Events of earlier scenarios would only be noise (they are matched by uid anyway).
-            for ev in self.c.items(f"/apis/events.k8s.io/v1/namespaces/{ns}/events"):
-                try:
-                    self.c.request("DELETE", f"/apis/events.k8s.io/v1/namespaces/{ns}/events/"
-                                   + ev["metadata"]["name"])
-                except Exception:
-                    pass
+            self.c.request("DELETE", f"/apis/events.k8s.io/v1/namespaces/{ns}/events")
             obj = self.c.get(f"/api/v1/namespaces/{ns}")
             obj["metadata"]["labels"] = dict({"kubernetes.io/metadata.name": ns},
                                              **ns_labels.get(ns, {}))
             self.c.request("PUT", f"/api/v1/namespaces/{ns}", obj)
-        # Wait until the pods are really gone.
+        # Wait until everything is really gone.
         deadline = time.time() + 30
         while time.time() < deadline:
-            if not any(self.c.items(path_of("Pod", ns)) for ns in NAMESPACES):
+            left = [k for k in RESET_KINDS for ns in (NAMESPACES if KINDS[k][2] else [None])
+                    if self.c.items(path_of(k, ns))]
+            if not left:
                 break
             time.sleep(0.1)
 
@@ -288,6 +297,9 @@ class Recorder:
                 if out["message"]:
                     break
                 time.sleep(0.05)
+        if not out["message"] and out.get("condition_message"):
+            out["message"] = out["condition_message"]
+            out["message_from"] = "condition"
         if preempting or out.get("nominated"):
             after = set(self.all_pods())
             out["victims"] = sorted(before - after - {f"{ns}/{name}"})
