@@ -47,6 +47,7 @@ class Gen:
         self.owners = []  # (kind, name, namespace, labels, uid) for owner references
         self.features = set()
         self.two_profiles = False
+        self.big = False
 
     # ---- helpers ----
     def chance(self, p):
@@ -278,6 +279,8 @@ class Gen:
         if self.chance(0.15):
             self.features.add("init-containers")
             inits = self.containers(self.r.randint(1, 2))
+            for k, c in enumerate(inits):
+                c["name"] = f"init{k}"
             for c in inits:
                 if self.chance(0.5):
                     c["restartPolicy"] = "Always"
@@ -343,7 +346,8 @@ class Gen:
             self.features.add("tolerations")
             tols = []
             for _ in range(self.r.randint(1, 2)):
-                t = {"key": self.pick(["dedicated", "gpu", "maintenance", "spot", "reserved"]),
+                keys = ["dedicated", "gpu", "maintenance", "spot"] + ([] if self.big else ["reserved"])
+                t = {"key": self.pick(keys),
                      "operator": self.pick(["Exists", "Equal"]),
                      "effect": self.pick(["NoSchedule", "PreferNoSchedule", "NoExecute", ""])}
                 if t["operator"] == "Equal":
@@ -502,7 +506,7 @@ class Gen:
 
     def generate(self):
         config = self.config()
-        big = self.chance(0.12)
+        big = self.big = self.chance(0.12)
         n_nodes = 120 if big else self.r.randint(2, 30)
         if big:
             self.features.add("big")
@@ -563,6 +567,8 @@ class Gen:
             p = self.pod("preemptor", "default")
             p["spec"]["priorityClassName"] = "high"
             p["spec"].pop("schedulingGates", None)
+            p["spec"].pop("resources", None)
+            p["spec"].pop("initContainers", None)
             p["spec"]["schedulerName"] = SCHEDULER
             big_cpu = max(int(_cpu_m(n["status"]["allocatable"]["cpu"])) for n in self.nodes)
             p["spec"]["containers"] = [{"name": "c", "image": "registry.example/web:1",

@@ -145,7 +145,8 @@ class Recorder:
                                        {"metadata": {"finalizers": None}},
                                        "application/merge-patch+json")
                 try:
-                    self.c.request("DELETE", path_of(kind, ns), {"gracePeriodSeconds": 0})
+                    self.c.request("DELETE", path_of(kind, ns), {"gracePeriodSeconds": 0,
+                                                                 "propagationPolicy": "Background"})
                     continue
                 except Exception as e:
                     if getattr(e, "code", None) not in (404, 405):
@@ -154,7 +155,7 @@ class Recorder:
                     meta = item["metadata"]
                     try:
                         self.c.request("DELETE", path_of(kind, meta.get("namespace"), meta["name"]),
-                                       {"gracePeriodSeconds": 0})
+                                       {"gracePeriodSeconds": 0, "propagationPolicy": "Background"})
                     except Exception as e:
                         if getattr(e, "code", None) != 404:
                             raise
@@ -261,7 +262,10 @@ class Recorder:
                 out["node"] = cur["spec"]["nodeName"]
                 break
             for pvc in claims:
-                got = self.c.get(path_of("PersistentVolumeClaim", ns, pvc))
+                try:
+                    got = self.c.get(path_of("PersistentVolumeClaim", ns, pvc))
+                except Exception:
+                    continue
                 sel = got["metadata"].get("annotations", {}).get("volume.kubernetes.io/selected-node")
                 if sel:
                     out["node"], out["wffc"] = sel, True
@@ -269,6 +273,10 @@ class Recorder:
                 break
             cond = next((c for c in cur.get("status", {}).get("conditions", [])
                          if c["type"] == "PodScheduled"), None)
+            if cond and cond.get("reason") == "SchedulingGated":
+                out["gated"] = True
+                out["message"] = cond.get("message")
+                break
             if cond and cond["status"] == "False" and not out.get("condition_message"):
                 out["condition_message"] = cond.get("message")
             nominated = cur.get("status", {}).get("nominatedNodeName")
