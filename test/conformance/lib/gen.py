@@ -181,6 +181,7 @@ class Gen:
             return None
         self.features.add("owner-" + kind)
         name = f"{labels['app']}-{kind.lower()}-{len(self.owners)}"
+        self.owners.append(name)
         uid = self.fake_uid()
         if kind == "MissingReplicaSet":
             return {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": name, "uid": uid,
