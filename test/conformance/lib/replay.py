@@ -145,7 +145,11 @@ def compare_pod(rec, i, pod, out, berth_out, divs):
         return
     w = weights(rec["config"], pod["spec"].get("schedulerName", "default-scheduler"))
     if set(up_scores) != set(b_scores):
-        div("feasible-set", sorted(up_scores), sorted(b_scores))
+        only_b = sorted(set(b_scores) - set(up_scores))
+        only_u = sorted(set(up_scores) - set(b_scores))
+        div("feasible-set", {"only_upstream": only_u}, {"only_berth": only_b},
+            "berth's reasons for upstream-only nodes: "
+            + json.dumps({n: (mine.get("filter") or {}).get(n) for n in only_u}))
     seen_causes = set()
     for node, per in sorted(up_scores.items()):
         be = b_scores.get(node)
