@@ -61,6 +61,12 @@ LOG_LINE = re.compile(r'^[IWE]\d{4} [\d:.]+\s+\d+ [^\]]+\] "([^"]*)"(.*)$')
 KV = re.compile(r'(\w+)=(?:"((?:[^"\\]|\\.)*)"|(\S+))')
 
 
+def _kept_by_apiserver(obj):
+    """default/kubernetes (a Service without selector) is recreated by the API server."""
+    m = obj["metadata"]
+    return m["name"] == "kubernetes" and m.get("namespace") == "default"
+
+
 def path_of(kind, ns=None, name=None, sub=None):
     prefix, plural, namespaced = KINDS[kind]
     p = prefix + (f"/namespaces/{ns}" if namespaced and ns else "") + "/" + plural
@@ -170,7 +176,7 @@ class Recorder:
         deadline = time.time() + 30
         while time.time() < deadline:
             left = [k for k in RESET_KINDS for ns in (NAMESPACES if KINDS[k][2] else [None])
-                    if self.c.items(path_of(k, ns))]
+                    if [i for i in self.c.items(path_of(k, ns)) if not _kept_by_apiserver(i)]]
             if not left:
                 break
             time.sleep(0.1)
