@@ -571,7 +571,23 @@ class Gen:
             p["spec"].pop("resources", None)
             p["spec"].pop("initContainers", None)
             p["spec"]["schedulerName"] = SCHEDULER
+            for k in ("nodeSelector", "affinity", "topologySpreadConstraints"):
+                p["spec"].pop(k, None)
             big_cpu = max(int(_cpu_m(n["status"]["allocatable"]["cpu"])) for n in self.nodes)
+            # Every node big enough runs a low-priority pod, so the preemptor must evict.
+            for k, n in enumerate(n for n in self.nodes
+                                  if _cpu_m(n["status"]["allocatable"]["cpu"]) == big_cpu):
+                v = {"apiVersion": "v1", "kind": "Pod",
+                     "metadata": {"name": f"low-{k}", "namespace": self.pick(NAMESPACES),
+                                  "labels": self.labels()},
+                     "spec": {"schedulerName": SCHEDULER, "terminationGracePeriodSeconds": 0,
+                              "nodeName": n["metadata"]["name"],
+                              "priorityClassName": self.pick(["low", "low", None]),
+                              "containers": self.containers(1)}}
+                if not v["spec"]["priorityClassName"]:
+                    del v["spec"]["priorityClassName"]
+                self.objects.append(v)
+                running.append(v)
             p["spec"]["containers"] = [{"name": "c", "image": "registry.example/web:1",
                                         "resources": {"requests": {"cpu": _q_cpu(big_cpu - 100)}}}]
             for r in running:
