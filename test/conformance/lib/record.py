@@ -254,11 +254,11 @@ class Recorder:
         evs.sort(key=lambda e: e["metadata"].get("creationTimestamp", ""))
         return evs[0].get("note") if evs else None
 
-    def wait_outcome(self, pod, claims):
+    def wait_outcome(self, pod, claims, before):
+        """Polls until upstream decided on pod; before: pod keys that existed before it."""
         ns, name = pod["metadata"]["namespace"], pod["metadata"]["name"]
         gated = bool(pod["spec"].get("schedulingGates"))
         out = {"node": None, "message": None}
-        before = set(self.all_pods())
         t0 = time.time()
         deadline = t0 + (1.5 if gated else 20)
         preempting = False
@@ -311,6 +311,20 @@ class Recorder:
                 if out["message"]:
                     break
                 time.sleep(0.05)
+        # Preemption can run its course (fail, nominate, evict, bind) between two polls: the
+        # victims and the first message are looked for whatever was seen.
+        if not (out.get("gated") or out.get("timeout")):
+            after = set(self.all_pods())
+            gone = sorted(before - after - {f"{ns}/{name}"})
+            if gone:
+                preempting = True
+                out["victims"] = gone
+            if out["node"] and not out["message"]:
+                for _ in range(20 if gone else 1):
+                    out["message"] = self.first_event(pod)
+                    if out["message"]:
+                        break
+                    time.sleep(0.05)
         if not out["message"] and out.get("condition_message"):
             out["message"] = out["condition_message"]
             out["message_from"] = "condition"
@@ -347,6 +361,7 @@ class Recorder:
                     time.sleep(wait)
                 last_bound_at = 0.0
                 offset = self.log_size()
+                before = set(self.all_pods())
                 try:
                     got = self.create(p, uids)
                 except Exception as e:
@@ -354,7 +369,7 @@ class Recorder:
                     continue
                 claims = [v["persistentVolumeClaim"]["claimName"]
                           for v in got["spec"].get("volumes", []) if "persistentVolumeClaim" in v]
-                out = self.wait_outcome(got, claims)
+                out = self.wait_outcome(got, claims, before)
                 key = f"{got['metadata']['namespace']}/{got['metadata']['name']}"
                 if out["node"] or out.get("nominated"):
                     # Let the binding's log lines land.
