@@ -1,0 +1,215 @@
+"""Writes the hand-written scenarios in cases/ (one JSON file per known cause). Run it after
+editing; the JSON files are what the recorder reads (`run --record --cases`).
+
+Each case has the generator's scenario format (see gen.py) plus "about": what it pins down.
+"""
+import json
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CASES = os.path.join(os.path.dirname(HERE), "cases")
+S = "conf-scheduler"
+
+
+def config(**profile):
+    return {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+            "profiles": [dict({"schedulerName": S}, **profile)]}
+
+
+def node(name, cpu="4", mem="8Gi", zone=None, taints=None, labels=None, status=None, pods="110"):
+    lab = {"kubernetes.io/hostname": name}
+    if zone:
+        lab["topology.kubernetes.io/zone"] = zone
+    lab.update(labels or {})
+    alloc = {"cpu": cpu, "memory": mem, "pods": pods}
+    st = {"capacity": dict(alloc), "allocatable": dict(alloc),
+          "conditions": [{"type": "Ready", "status": "True"}]}
+    st.update(status or {})
+    return {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name, "labels": lab},
+            "spec": {"taints": taints} if taints else {}, "status": st}
+
+
+def pod(name, cpu=None, mem=None, node=None, ns="default", labels=None, owner=None, **spec):
+    req = {}
+    if cpu:
+        req["cpu"] = cpu
+    if mem:
+        req["memory"] = mem
+    c = {"name": "c", "image": "registry.example/web:1"}
+    if req:
+        c["resources"] = {"requests": req}
+    sp = {"schedulerName": S, "terminationGracePeriodSeconds": 0, "containers": [c]}
+    if node:
+        sp["nodeName"] = node
+    sp.update(spec)
+    meta = {"name": name, "namespace": ns, "labels": labels or {}}
+    if owner:
+        meta["ownerReferences"] = [owner]
+    return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": sp}
+
+
+def owner_ref(kind, name, ns="default", api="apps/v1", missing=False):
+    uid = "00000000-dead-4000-8000-000000000001" if missing else f"x-uid-of:{kind}/{ns}/{name}"
+    return {"apiVersion": api, "kind": kind, "name": name, "uid": uid, "controller": True}
+
+
+PRIORITIES = [
+    {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "low"},
+     "value": 100},
+    {"apiVersion": "scheduling.k8s.io/v1", "kind": "PriorityClass", "metadata": {"name": "high"},
+     "value": 1000},
+]
+
+
+def cases():
+    out = {}
+    # BalancedAllocation: the score of the pod's improvement of the balance (v1.37 semantics).
+    out["balanced-allocation"] = {
+        "about": "NodeResourcesBalancedAllocation scores with uneven cpu/memory use",
+        "config": config(),
+        "objects": [node("n1", "4", "8Gi"), node("n2", "4", "8Gi"), node("n3", "8", "4Gi"),
+                    pod("r1", "3", "1Gi", node="n1"), pod("r2", "500m", "6Gi", node="n2"),
+                    pod("r3", "1", "1Gi", node="n3")],
+        "pending": [pod("p1", "1", "512Mi"), pod("p2", "200m", "3Gi"), pod("p3", "2", "2Gi"),
+                    pod("p4")],
+    }
+    out["taints-two-kinds"] = {
+        "about": "TaintToleration reason with two different untolerated taints",
+        "config": config(),
+        "objects": [node("n1", taints=[{"key": "a", "value": "x", "effect": "NoSchedule"}]),
+                    node("n2", taints=[{"key": "b", "effect": "NoExecute"}]),
+                    node("n3", taints=[{"key": "c", "effect": "PreferNoSchedule"}],
+                         labels={"only": "me"})],
+        "pending": [pod("p1", "100m", nodeSelector={"missing": "label"}),
+                    pod("p2", "100m", affinity={"nodeAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": {
+                        "nodeSelectorTerms": [{"matchExpressions": [{"key": "only", "operator": "DoesNotExist"}]}]}}}),
+                    pod("p3", "100m")],
+    }
+    pv = {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv-rwop"},
+          "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOncePod"],
+                   "persistentVolumeReclaimPolicy": "Retain", "storageClassName": "sc",
+                   "csi": {"driver": "csi.example.com", "volumeHandle": "pv-rwop"},
+                   "claimRef": {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+                                "namespace": "default", "name": "rwop"}},
+          "x-status": {"phase": "Bound"}}
+    pvc = {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+           "metadata": {"name": "rwop", "namespace": "default",
+                        "annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
+           "spec": {"accessModes": ["ReadWriteOncePod"], "storageClassName": "sc",
+                    "volumeName": "pv-rwop", "resources": {"requests": {"storage": "1Gi"}}},
+           "x-status": {"phase": "Bound", "accessModes": ["ReadWriteOncePod"],
+                        "capacity": {"storage": "1Gi"}}}
+    vol = [{"name": "v", "persistentVolumeClaim": {"claimName": "rwop"}}]
+    out["volume-restrictions-rwop"] = {
+        "about": "VolumeRestrictions: a ReadWriteOncePod claim already in use",
+        "config": config(),
+        "objects": [{"apiVersion": "storage.k8s.io/v1", "kind": "StorageClass",
+                     "metadata": {"name": "sc"}, "provisioner": "csi.example.com"},
+                    node("n1"), node("n2"), pv, pvc,
+                    pod("user", "100m", node="n1", volumes=vol)],
+        "pending": [pod("p1", "100m", volumes=vol)],
+    }
+    # Default spreading by owner kind: existing pods of app=web sit in zone-a; the spreading
+    # selector exists only for owners the informers know (Service/RC/RS/StatefulSet).
+    web = {"app": "web"}
+    tmpl = {"metadata": {"labels": web},
+            "spec": {"containers": [{"name": "c", "image": "registry.example/web:1"}]}}
+    owners = [
+        {"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "rs", "namespace": "default"},
+         "spec": {"replicas": 0, "selector": {"matchLabels": web}, "template": tmpl}},
+        {"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "sts", "namespace": "default"},
+         "spec": {"replicas": 0, "serviceName": "sts", "selector": {"matchLabels": web}, "template": tmpl}},
+        {"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "rc", "namespace": "default"},
+         "spec": {"replicas": 0, "selector": web, "template": tmpl}},
+        {"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "ds", "namespace": "default"},
+         "spec": {"selector": {"matchLabels": web}, "template": tmpl}},
+        {"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "job", "namespace": "default"},
+         "spec": {"suspend": True, "template": {"metadata": {"labels": web},
+                                                 "spec": {"restartPolicy": "Never",
+                                                          "containers": tmpl["spec"]["containers"]}}}},
+    ]
+    nodes = [node(f"n{i}", zone=z) for i, z in enumerate(["zone-a", "zone-a", "zone-b", "zone-c"])]
+    running = [pod("web-0", "100m", node="n0", labels=web), pod("web-1", "100m", node="n1", labels=web),
+               pod("web-2", "100m", node="n0", labels=web)]
+    pend = [
+        pod("by-rs", "100m", labels=web, owner=owner_ref("ReplicaSet", "rs")),
+        pod("by-sts", "100m", labels=web, owner=owner_ref("StatefulSet", "sts")),
+        pod("by-rc", "100m", labels=web, owner=owner_ref("ReplicationController", "rc", api="v1")),
+        pod("by-ds", "100m", labels=web, owner=owner_ref("DaemonSet", "ds")),
+        pod("by-job", "100m", labels=web, owner=owner_ref("Job", "job", api="batch/v1")),
+        pod("by-missing-rs", "100m", labels=web, owner=owner_ref("ReplicaSet", "gone", missing=True)),
+        pod("no-owner", "100m", labels=web),
+    ]
+    out["default-spreading-owners"] = {
+        "about": "System default spreading for pods owned by RS/StatefulSet/RC/DaemonSet/Job/missing RS/none",
+        "config": config(), "objects": nodes + owners + running, "pending": pend}
+    out["default-spreading-service"] = {
+        "about": "System default spreading through a Service selecting the pods",
+        "config": config(),
+        "objects": nodes + running + [{"apiVersion": "v1", "kind": "Service",
+                                       "metadata": {"name": "web", "namespace": "default"},
+                                       "spec": {"selector": web, "ports": [{"port": 80}]}}],
+        "pending": [pod("svc-1", "100m", labels=web), pod("svc-2", "100m", labels=web),
+                    pod("svc-3", "100m", labels=web)]}
+    plr = pod("plr", resources={"requests": {"cpu": "3", "memory": "2Gi"}})
+    plr2 = pod("plr-small", "100m", "64Mi", resources={"requests": {"cpu": "1", "memory": "1Gi"}})
+    out["pod-level-resources"] = {
+        "about": "Pod-level spec.resources count instead of the containers' sum",
+        "config": config(),
+        "objects": [node("n1", "4", "8Gi"), node("n2", "2", "8Gi"),
+                    pod("run-plr", "100m", node="n1", resources={"requests": {"cpu": "2", "memory": "1Gi"}})],
+        "pending": [plr, plr2, pod("after", "1500m", "1Gi")]}
+    resized = pod("resized", "500m", "1Gi", node="n1")
+    resized["x-status"] = {"phase": "Running", "containerStatuses": [{
+        "name": "c", "image": "registry.example/web:1", "imageID": "", "ready": True,
+        "restartCount": 0, "started": True, "state": {"running": {"startedAt": "2026-01-01T00:00:00Z"}},
+        "allocatedResources": {"cpu": "3", "memory": "1Gi"},
+        "resources": {"requests": {"cpu": "3", "memory": "1Gi"}}}],
+        "conditions": [{"type": "PodResizeInProgress", "status": "True"}]}
+    out["resized-running-pod"] = {
+        "about": "An in-place resized running pod counts max(spec, status) resources",
+        "config": config(),
+        "objects": [node("n1", "4", "8Gi"), node("n2", "4", "8Gi"), resized],
+        "pending": [pod("p1", "1", "1Gi"), pod("p2", "1", "1Gi"), pod("p3", "2", "1Gi")]}
+    out["scheduling-gates"] = {
+        "about": "A gated pod: no FailedScheduling event upstream; berth reports Gated",
+        "config": config(),
+        "objects": [node("n1")],
+        "pending": [pod("gated", "100m", schedulingGates=[{"name": "example.com/wait"}]),
+                    pod("free", "100m")]}
+    out["preemption"] = {
+        "about": "A high-priority pod preempts lower-priority pods; the first message names the node",
+        "config": config(),
+        "objects": PRIORITIES + [node("n1", "2", "4Gi"), node("n2", "2", "4Gi"),
+                                 pod("v1", "1500m", node="n1", priorityClassName="low"),
+                                 pod("v2", "1200m", node="n2", priorityClassName="low"),
+                                 pod("v3", "500m", node="n2", priorityClassName="low")],
+        "pending": [pod("preemptor", "1800m", priorityClassName="high")]}
+    out["default-profile"] = {
+        "about": "The v1.37 default profile (NodeDeclaredFeatures and every default plugin), no pluginConfig",
+        "config": {"apiVersion": "kubescheduler.config.k8s.io/v1", "kind": "KubeSchedulerConfiguration",
+                   "profiles": [{"schedulerName": S}]},
+        "objects": [node("n1", status={"declaredFeatures": ["InPlacePodVerticalScaling"]}),
+                    node("n2", zone="zone-a"), node("n3", "2", "2Gi", zone="zone-b")],
+        "pending": [pod("p1", "100m"), pod("p2", "1", "1Gi"), pod("p3", "3", "1Gi"),
+                    pod("p4", "100m", hostNetwork=True,
+                        containers=[{"name": "c", "image": "registry.example/web:1",
+                                     "ports": [{"containerPort": 80, "hostPort": 80}]}]),
+                    pod("p5", "100m", hostNetwork=True,
+                        containers=[{"name": "c", "image": "registry.example/web:1",
+                                     "ports": [{"containerPort": 80, "hostPort": 80}]}])]}
+    return out
+
+
+def main():
+    os.makedirs(CASES, exist_ok=True)
+    for name, sc in cases().items():
+        sc["name"] = "case-" + name
+        sc.setdefault("namespaces", {})
+        with open(os.path.join(CASES, name + ".json"), "w") as f:
+            json.dump(sc, f, indent=1, sort_keys=True)
+            f.write("\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,198 @@
+"""Replayer: feeds each recorded pod's snapshot to `berth simulate` and compares with upstream.
+
+replay(recording, berth, workdir) -> [Divergence]; each divergence names the scenario, the pod
+(its index too), a cause (a short stable key used to group: "message", "score:ImageLocality",
+"node", ...) and both sides.
+
+The snapshot upstream saw for pod i = the recording's initial objects, plus every earlier pod that
+was bound (with spec.nodeName set to upstream's node), minus the victims upstream preempted, plus
+pod i itself. Pods that upstream never decided on (timeout, create error) are skipped.
+"""
+import json
+import os
+import subprocess
+
+DEFAULT_WEIGHTS = {"TaintToleration": 3, "NodeAffinity": 2, "NodeResourcesFit": 1,
+                   "PodTopologySpread": 2, "InterPodAffinity": 2,
+                   "NodeResourcesBalancedAllocation": 1, "ImageLocality": 1}
+
+
+class Divergence:
+    def __init__(self, scenario, index, pod, cause, upstream, berth, detail=""):
+        self.scenario, self.index, self.pod = scenario, index, pod
+        self.cause, self.upstream, self.berth, self.detail = cause, upstream, berth, detail
+
+    def __str__(self):
+        s = (f"DIVERGENCE {self.scenario} pod #{self.index} {self.pod} [{self.cause}]\n"
+             f"  upstream: {json.dumps(self.upstream, sort_keys=True)}\n"
+             f"  berth:    {json.dumps(self.berth, sort_keys=True)}")
+        if self.detail:
+            s += "\n  " + self.detail
+        return s
+
+
+def weights(config, scheduler_name):
+    """Score plugin weights of the profile (upstream's defaults, then the profile's overrides)."""
+    w = dict(DEFAULT_WEIGHTS)
+    for prof in config.get("profiles", []):
+        if prof.get("schedulerName", "default-scheduler") != scheduler_name:
+            continue
+        plugins = prof.get("plugins", {})
+        for point in ("multiPoint", "score"):
+            for p in plugins.get(point, {}).get("enabled", []) or []:
+                if p.get("weight"):
+                    w[p["name"]] = p["weight"]
+    return w
+
+
+def snapshots(rec):
+    """Yields (index, pod, outcome, objects) for each pod that upstream decided on."""
+    state = {}  # key -> pod object of earlier bound pods
+
+    def key(o):
+        m = o["metadata"]
+        return f"{m.get('namespace', '')}/{m['name']}"
+
+    removed = set()
+    for i, entry in enumerate(rec["pods"]):
+        pod, out = entry["pod"], entry["outcome"]
+        if not (out.get("create_error") or out.get("timeout")):
+            objs = [o for o in rec["objects"]
+                    if not (o["kind"] == "Pod" and key(o) in removed)]
+            objs += list(state.values()) + [pod]
+            yield i, pod, out, objs
+        for v in out.get("victims", []) or []:
+            removed.add(v)
+            state.pop(v, None)
+        if out.get("node") and not out.get("create_error"):
+            bound = json.loads(json.dumps(pod))
+            bound["spec"]["nodeName"] = out["node"]
+            bound.setdefault("status", {}).pop("nominatedNodeName", None)
+            state[key(pod)] = bound
+
+
+def run_berth(berth, objects, config, workdir, tag):
+    cluster = os.path.join(workdir, tag + ".cluster.json")
+    cfg = os.path.join(workdir, tag + ".config.json")
+    with open(cluster, "w") as f:
+        json.dump({"apiVersion": "v1", "kind": "List", "items": objects}, f)
+    with open(cfg, "w") as f:
+        json.dump(config, f)
+    p = subprocess.run([berth, "simulate", "--cluster", cluster, "--config", cfg, "--explain"],
+                       capture_output=True, text=True, timeout=120)
+    if p.returncode != 0:
+        return None, (p.stderr or p.stdout).strip()[-400:]
+    try:
+        return json.loads(p.stdout), None
+    except ValueError:
+        return None, "unparsable output: " + p.stdout[:200]
+
+
+def compare_pod(rec, i, pod, out, berth_out, divs):
+    name = rec["name"]
+    pkey = f"{pod['metadata']['namespace']}/{pod['metadata']['name']}"
+
+    def div(cause, up, be, detail=""):
+        divs.append(Divergence(name, i, pkey, cause, up, be, detail))
+
+    mine = next((e for e in berth_out.get("pods", []) if e.get("pod") == pkey), None)
+    if mine is None:
+        div("berth-no-entry", out, berth_out)
+        return
+    b_status, b_node, b_msg = mine.get("status"), mine.get("node"), mine.get("message")
+    if out.get("gated"):
+        if b_status != "Gated" or b_msg != "Scheduling is blocked due to non-empty scheduling gates":
+            div("gated", {"status": "Gated (no event)"}, {"status": b_status, "message": b_msg})
+        return
+    victims_up = sorted(out.get("victims") or [])
+    victims_be = sorted(v["pod"] for v in berth_out.get("preempted", []) or [])
+    if victims_up or victims_be:
+        if victims_up != victims_be:
+            div("preemption-victims", victims_up, victims_be)
+        if out.get("nominated") and out["nominated"] != b_node:
+            div("preemption-node", out["nominated"], b_node)
+        if out.get("message") != b_msg:
+            div("message", out.get("message"), b_msg)
+        return
+    if out.get("node") is None:
+        if b_status == "Scheduled":
+            div("schedulable-in-berth", {"message": out.get("message")},
+                {"node": b_node, "scores": mine.get("scores")})
+        elif out.get("message") != b_msg:
+            div("message", out.get("message"), b_msg)
+        return
+    # Upstream bound it.
+    if b_status != "Scheduled":
+        div("unschedulable-in-berth", {"node": out["node"]}, {"status": b_status, "message": b_msg,
+                                                              "filter_on_node": mine.get("filter", {}).get(out["node"])})
+        return
+    if out.get("hinted"):
+        # OpportunisticBatching's hint: only the node's feasibility is comparable.
+        if out["node"] in (mine.get("filter") or {}):
+            div("node", out["node"], b_node, "hinted node rejected by berth")
+        return
+    n_nodes = sum(1 for o in rec["objects"] if o["kind"] == "Node")
+    b_feasible = n_nodes - len(mine.get("filter") or {})
+    if out.get("feasible") is not None and out["feasible"] != b_feasible:
+        rejected = sorted(mine.get("filter") or {})
+        div("feasible-count", out["feasible"], b_feasible,
+            f"berth rejected {len(rejected)}: {rejected[:8]}")
+    up_scores = out.get("scores")
+    b_scores = mine.get("scores") or {}
+    if not up_scores:
+        if out["node"] != b_node:
+            div("node", out["node"], b_node, "single feasible node upstream")
+        return
+    w = weights(rec["config"], pod["spec"].get("schedulerName", "default-scheduler"))
+    if set(up_scores) != set(b_scores):
+        only_b = sorted(set(b_scores) - set(up_scores))
+        only_u = sorted(set(up_scores) - set(b_scores))
+        div("feasible-set", {"only_upstream": only_u}, {"only_berth": only_b},
+            "berth's reasons for upstream-only nodes: "
+            + json.dumps({n: (mine.get("filter") or {}).get(n) for n in only_u}))
+    seen_causes = set()
+    for node, per in sorted(up_scores.items()):
+        be = b_scores.get(node)
+        if be is None:
+            continue
+        for plugin in sorted(set(per) | (set(be) - {"total"})):
+            up_v = per.get(plugin)
+            b_raw = be.get(plugin)
+            b_v = None if b_raw is None else b_raw * w.get(plugin, 1)
+            if up_v != b_v and plugin not in seen_causes:
+                seen_causes.add(plugin)
+                cause = ("score-plugin-missing:" + plugin) if b_v is None else (
+                    "score-plugin-extra:" + plugin if up_v is None else "score:" + plugin)
+                div(cause, {"node": node, "weighted": up_v},
+                    {"node": node, "normalized": b_raw, "weighted": b_v},
+                    f"weight {w.get(plugin, 1)}")
+        up_total = (out.get("totals") or {}).get(node)
+        if up_total is not None and up_total != be.get("total") and "total" not in seen_causes:
+            seen_causes.add("total")
+            div("total", {"node": node, "total": up_total}, {"node": node, "total": be.get("total")})
+    if b_scores:
+        best = max(v.get("total", 0) for v in b_scores.values())
+        tops = sorted(n for n, v in b_scores.items() if v.get("total", 0) == best)
+        if out["node"] not in tops:
+            div("node", out["node"], tops, f"berth's best total {best}")
+    elif out["node"] != b_node:
+        div("node", out["node"], b_node)
+
+
+def replay(rec, berth, workdir):
+    divs = []
+    count = 0
+    for i, pod, out, objs in snapshots(rec):
+        count += 1
+        tag = f"{rec['name']}-{i:03d}"
+        berth_out, err = run_berth(berth, objs, rec["config"], workdir, tag)
+        if berth_out is None:
+            first = (err or "").splitlines()[0] if err else ""
+            cause = "berth-error"
+            if "unknown kind" in first or "strict decoding" in first or "unknown field" in first:
+                cause = "berth-input"
+            divs.append(Divergence(rec["name"], i, f"{pod['metadata']['namespace']}/{pod['metadata']['name']}",
+                                   cause, out, {"error": err}))
+            continue
+        compare_pod(rec, i, pod, out, berth_out, divs)
+    return count, divs
