@@ -77,6 +77,10 @@ struct ClusterObjects {
   Store<StorageClass> storage_classes;
   Store<CSINode> csi_nodes;
   Store<Service> services;
+  // The controllers of system default spreading (PodTopologySpread, SelectorSpread).
+  Store<ReplicationController> replication_controllers;
+  Store<ReplicaSet> replica_sets;
+  Store<StatefulSet> stateful_sets;
   Store<PodGroup> pod_groups;
   // storage.deckhouse.io/v1alpha1 (ReplicatedStorage plugin); empty when the CRDs are absent.
   Store<ReplicatedStorageClass> replicated_storage_classes;
