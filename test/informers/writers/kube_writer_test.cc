@@ -302,6 +302,25 @@ TEST_F(KubeOutcomeSinkTest, RepeatedFailuresFoldIntoOneEvent) {
   EXPECT_EQ(Requests(kc_, "POST", kEventsPath).size(), 3u);
 }
 
+// Upstream's handleSchedulingFailure: truncateMessage applies to the event's note (1024 bytes,
+// ending " ..."); the PodScheduled condition carries the whole message.
+TEST_F(KubeOutcomeSinkTest, OnlyTheEventNoteIsTruncated) {
+  const std::string msg = "0/2 nodes are available: 1 " + std::string(3000, 'x') + ".";
+  auto sink = NewSink();
+  sink->Failed(*pod_, "Unschedulable", msg, "berth-scheduler");
+  Flush(*sink);
+  auto posts = Requests(kc_, "POST", kEventsPath);
+  ASSERT_EQ(posts.size(), 1u);
+  const std::string note = Str(Body(posts[0]), {"note"});
+  EXPECT_EQ(note.size(), 1024u);
+  EXPECT_EQ(note, msg.substr(0, 1020) + " ...");
+  auto patches = Requests(kc_, "PATCH", kStatusPath);
+  ASSERT_EQ(patches.size(), 1u);
+  const api::Value patch = Body(patches[0]);
+  const api::Value& c = patch.Find("status")->Find("conditions")->AsArray()[0];
+  EXPECT_EQ(Str(c, {"message"}), msg);
+}
+
 TEST_F(KubeOutcomeSinkTest, ConditionIsPatchedOnlyWhenItChanges) {
   auto sink = NewSink();
   sink->Failed(*pod_, "Unschedulable", "0/1 nodes are available: 1 a.", "berth-scheduler");
