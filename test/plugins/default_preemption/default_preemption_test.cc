@@ -111,7 +111,7 @@ TEST(PostFilterTest, UpstreamTable) {
        kOverride,
        "node1",
        Code::kSuccess,
-       ""},
+       "preemption: found a potential placement for pod on node node1, preempting 1 victims"},
       {"pod with tied priority is still unschedulable",
        MakePod("p").Obj(),
        {MakePod("p1").Node("node1").Obj()},
