@@ -28,6 +28,10 @@ Result<CSIDriver> DecodeCSIDriver(const Value& v);
 Result<Service> DecodeService(const Value& v);
 Result<PodGroup> DecodePodGroup(const Value& v);
 Result<PodDisruptionBudget> DecodePodDisruptionBudget(const Value& v);
+// api/decode_workloads.cc: metadata and spec.selector only.
+Result<ReplicationController> DecodeReplicationController(const Value& v);
+Result<ReplicaSet> DecodeReplicaSet(const Value& v);
+Result<StatefulSet> DecodeStatefulSet(const Value& v);
 
 // Pieces that configuration files embed (plugin args). `path` prefixes error messages.
 Result<NodeAffinity> DecodeNodeAffinity(const Value& v, const std::string& path);
@@ -43,9 +47,9 @@ Result<Time> ParseTime(const std::string& text);
 std::string FormatTime(Time t);  // RFC 3339 with microseconds, UTC
 
 // Any decoded object, tagged by kind.
-using Object =
-    std::variant<Pod, Node, Namespace, PersistentVolumeClaim, PersistentVolume, StorageClass,
-                 CSINode, CSIDriver, Service, PodGroup, PodDisruptionBudget>;
+using Object = std::variant<Pod, Node, Namespace, PersistentVolumeClaim, PersistentVolume,
+                            StorageClass, CSINode, CSIDriver, Service, PodGroup,
+                            PodDisruptionBudget, ReplicationController, ReplicaSet, StatefulSet>;
 
 // Decodes by `kind` (and apiVersion group where kinds are ambiguous). Returns:
 //  - the object, or

@@ -169,6 +169,16 @@ Result<Object> DecodeObject(const Value& v) {
                      "\" (want policy/v1)",
                  ErrorCode::kNotFound};
   }
+  if (kind == "ReplicationController") return Wrap(DecodeReplicationController(v), v);
+  if (kind == "ReplicaSet" || kind == "StatefulSet") {
+    if (ApiGroup(api_version) != "apps") {
+      return Error{
+          "unsupported kind \"" + kind + "\" in apiVersion \"" + api_version + "\" (want apps/v1)",
+          ErrorCode::kNotFound};
+    }
+    if (kind == "ReplicaSet") return Wrap(DecodeReplicaSet(v), v);
+    return Wrap(DecodeStatefulSet(v), v);
+  }
   if (kind == "PodGroup") {
     if (ApiGroup(api_version) == "scheduling.x-k8s.io") return Wrap(DecodePodGroup(v), v);
     return Error{"unsupported kind \"PodGroup\" in apiVersion \"" + api_version +

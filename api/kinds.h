@@ -13,6 +13,9 @@ inline constexpr const char kCSINode[] = "CSINode";
 inline constexpr const char kCSIDriver[] = "CSIDriver";
 inline constexpr const char kNamespace[] = "Namespace";
 inline constexpr const char kService[] = "Service";
+inline constexpr const char kReplicationController[] = "ReplicationController";
+inline constexpr const char kReplicaSet[] = "ReplicaSet";
+inline constexpr const char kStatefulSet[] = "StatefulSet";
 inline constexpr const char kPodGroup[] = "PodGroup";
 inline constexpr const char kPodDisruptionBudget[] = "PodDisruptionBudget";
 // storage.deckhouse.io/v1alpha1

@@ -78,6 +78,10 @@ struct ClusterObjects {
   Store<CSINode> csi_nodes;
   Store<CSIDriver> csi_drivers;
   Store<Service> services;
+  // The controllers of system default spreading (PodTopologySpread, SelectorSpread).
+  Store<ReplicationController> replication_controllers;
+  Store<ReplicaSet> replica_sets;
+  Store<StatefulSet> stateful_sets;
   Store<PodGroup> pod_groups;
   // storage.deckhouse.io/v1alpha1 (ReplicatedStorage plugin); empty when the CRDs are absent.
   Store<ReplicatedStorageClass> replicated_storage_classes;

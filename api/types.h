@@ -363,6 +363,24 @@ struct Service {
   std::string cluster_ip;
 };
 
+// ---- controllers whose selectors system default spreading uses (upstream's
+// helper.DefaultSelector): only metadata and spec.selector are read ----
+
+struct ReplicationController {  // v1
+  ObjectMeta metadata;
+  Labels selector;  // spec.selector: a plain map
+};
+
+struct ReplicaSet {  // apps/v1
+  ObjectMeta metadata;
+  std::optional<LabelSelector> selector;  // spec.selector
+};
+
+struct StatefulSet {  // apps/v1
+  ObjectMeta metadata;
+  std::optional<LabelSelector> selector;  // spec.selector
+};
+
 // ---- policy/v1 PodDisruptionBudget (read by DefaultPreemption) ----
 
 struct PodDisruptionBudget {

@@ -17,6 +17,9 @@ template class Informer<api::CSINode>;
 template class Informer<api::CSIDriver>;
 template class Informer<api::Namespace>;
 template class Informer<api::Service>;
+template class Informer<api::ReplicationController>;
+template class Informer<api::ReplicaSet>;
+template class Informer<api::StatefulSet>;
 template class Informer<api::PodGroup>;
 template class Informer<api::PodDisruptionBudget>;
 template class Informer<api::ReplicatedStorageClass>;
@@ -52,6 +55,15 @@ const auto kKinds = std::make_tuple(
     Spec<api::Namespace>{kind::kNamespace, "/api/v1/namespaces", false, api::DecodeNamespace,
                          &O::namespaces},
     Spec<api::Service>{kind::kService, "/api/v1/services", false, api::DecodeService, &O::services},
+    // The controllers whose selectors system default spreading reads (no requeue events: upstream
+    // registers none for them).
+    Spec<api::ReplicationController>{kind::kReplicationController, "/api/v1/replicationcontrollers",
+                                     false, api::DecodeReplicationController,
+                                     &O::replication_controllers},
+    Spec<api::ReplicaSet>{kind::kReplicaSet, "/apis/apps/v1/replicasets", false,
+                          api::DecodeReplicaSet, &O::replica_sets},
+    Spec<api::StatefulSet>{kind::kStatefulSet, "/apis/apps/v1/statefulsets", false,
+                           api::DecodeStatefulSet, &O::stateful_sets},
     Spec<api::PodGroup>{kind::kPodGroup, "/apis/scheduling.x-k8s.io/v1alpha1/podgroups", true,
                         api::DecodePodGroup, &O::pod_groups},
     // Read by DefaultPreemption to spare victims whose budget allows no disruption.

@@ -58,7 +58,10 @@ framework::Registry NewInTreeRegistry() {
   BERTH_REGISTER(default_binder, {});
   BERTH_REGISTER(node_label, {});
   BERTH_REGISTER(coscheduling, {kind::kPodGroup});
-  BERTH_REGISTER(pod_topology_spread, {kind::kService});
+  // System default spreading (upstream's helper.DefaultSelector) reads Services and controllers.
+  const std::vector<std::string> kSpreadOwners = {kind::kService, kind::kReplicationController,
+                                                  kind::kReplicaSet, kind::kStatefulSet};
+  BERTH_REGISTER(pod_topology_spread, kSpreadOwners);
   BERTH_REGISTER(inter_pod_affinity, {kind::kNamespace});
   BERTH_REGISTER(node_volume_limits, plus(kVolumes, {kind::kCSINode, kind::kCSIDriver}));
   BERTH_REGISTER(volume_restrictions, {kind::kPersistentVolumeClaim});
@@ -68,7 +71,7 @@ framework::Registry NewInTreeRegistry() {
   BERTH_REGISTER(node_declared_features, {});
   // Legacy Policy plugins (config/policy.h); not in the default profile.
   BERTH_REGISTER(service_affinity, {kind::kService});
-  BERTH_REGISTER(selector_spread, {kind::kService});
+  BERTH_REGISTER(selector_spread, kSpreadOwners);
   // Deckhouse replicated storage (seed 000); not in the default profile.
   BERTH_REGISTER(
       replicated_storage,

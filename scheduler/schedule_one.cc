@@ -99,6 +99,9 @@ Status Scheduler::SchedulingCycle(runtime::Framework& fwk, framework::CycleState
   const SteadyTime algo_start = std::chrono::steady_clock::now();
   Status s = SchedulePod(fwk, state, pod, result, diag);
   metrics_.SchedulingAlgorithm(metrics::Since(algo_start));
+  // Upstream's clearNominatedNode: every failure but a PostFilter's verdict clears the pod's
+  // nomination (the nominator and status.nominatedNodeName).
+  result->nominated_node = std::string();
   if (!s.IsSuccess()) {
     if (s.code() == Code::kError) return s;
     if (!s.Message().empty()) return s;  // "no nodes available to schedule pods"
@@ -106,9 +109,16 @@ Status Scheduler::SchedulingCycle(runtime::Framework& fwk, framework::CycleState
     if (fwk.HasPostFilterPlugins()) {
       framework::PostFilterResult pf;
       Status ps = fwk.RunPostFilterPlugins(state, pod, diag->node_to_status, &pf);
-      if (ps.code() == Code::kError) return ps;
+      // As upstream's schedulingAlgorithm, even a PostFilter Error leaves the pod Unschedulable
+      // (its message is appended like any other); only a result in override mode changes the
+      // nomination, otherwise the pod keeps the one it has.
+      if (ps.code() == Code::kError) {
+        BERTH_ERROR() << "status after running PostFilter plugins for pod " << pod.Pod().Key()
+                      << ": " << ps.Message();
+      }
       diag->post_filter_msg = ps.Message();
-      if (pf.mode == framework::PostFilterResult::Mode::kOverride) {
+      result->nominated_node.reset();
+      if (ps.code() != Code::kError && pf.mode == framework::PostFilterResult::Mode::kOverride) {
         result->nominated_node = pf.nominated_node_name;
       }
     }
@@ -493,33 +503,53 @@ void Scheduler::FailureHandler(runtime::Framework& fwk, const queue::QueuedPodIn
     qpi->unschedulable_plugins = diag->unschedulable_plugins;
     qpi->pending_plugins = diag->pending_plugins;
   }
-  // Upstream re-reads the pod first: one deleted meanwhile, or bound by someone else, is
-  // neither requeued nor reported. A Bind that found the pod gone says so before the informer
-  // has caught up.
+  // As upstream's handleSchedulingFailure, the pod is re-read from the informer: one deleted
+  // meanwhile or bound by someone else is not requeued, yet still gets its event and its
+  // condition patch (which then fails for a deleted pod, and is logged); only a pod recreated
+  // under the same name (another uid) is left alone entirely.
+  framework::PodInfoPtr report = qpi->pod_info;
   const framework::PodInfo& pod = *qpi->pod_info;
   auto current = deps_.objects->pods.Get(pod.Namespace(), pod.Name());
-  if (status.IsPodGone() || current == nullptr || current->metadata.uid != pod.Uid() ||
-      !current->spec.node_name.empty()) {
+  if (current == nullptr || status.IsPodGone()) {
+    // A Bind that found the pod gone says so before the informer has caught up.
+    BERTH_LOG(2) << "pod " << pod.Pod().Key() << " doesn't exist in informer cache";
+    queue_->Done(pod.Uid());
+    current = nullptr;
+  } else if (!current->spec.node_name.empty()) {
+    BERTH_LOG(2) << "pod " << pod.Pod().Key() << " has been assigned to node "
+                 << current->spec.node_name << "; not requeued";
+    queue_->Done(pod.Uid());
+  } else if (current->metadata.uid != pod.Uid()) {
+    BERTH_LOG(2) << "pod " << pod.Pod().Key()
+                 << " was recreated while handling its scheduling failure";
     queue_->Done(pod.Uid());
     return;
+  } else {
+    if (current != pod.pod) report = framework::MakePodInfo(current);
+    queue_->AddUnschedulableIfNotPresent(qpi, cycle);
   }
-  if (nominated_node) {
-    // Upstream's AddNominatedPod + the status patch of updatePod (off this thread).
-    nominator_.Add(qpi->pod_info, *nominated_node);
-    if (current->status.nominated_node_name != *nominated_node) {
-      fwk.RunAsync([writer = deps_.api_writer, current, node = *nominated_node] {
-        // As upstream's updatePod: logged, not retried (the next attempt nominates again).
-        Status s = writer->SetNominatedNodeName(*current, node);
-        if (!s.IsSuccess()) {
-          BERTH_ERROR() << "setting nominatedNodeName of pod " << current->Key() << " to \"" << node
-                        << "\": " << s.Message();
-        }
-      });
-    }
+  // Upstream's AddNominatedPod: without an override the pod keeps the node in its status; the
+  // nominator itself ignores pods that are gone or bound.
+  if (current != nullptr && current->spec.node_name.empty()) {
+    nominator_.Add(report, nominated_node);
+  } else {
+    nominator_.Delete(pod.Pod());
   }
-  queue_->AddUnschedulableIfNotPresent(qpi, cycle);
-  deps_.sink->Failed(*qpi->pod_info, rejected ? "Unschedulable" : "SchedulerError",
-                     framework::TruncateNote(status.Message()), fwk.scheduler_name());
+  // updatePod: nominatedNodeName is patched only when overridden to a different value.
+  const api::Pod& patched = current != nullptr ? *current : pod.Pod();
+  if (nominated_node && patched.status.nominated_node_name != *nominated_node) {
+    fwk.RunAsync([writer = deps_.api_writer, target = report->pod, node = *nominated_node] {
+      // As upstream's updatePod: logged, not retried (the next attempt nominates again).
+      Status s = writer->SetNominatedNodeName(*target, node);
+      if (!s.IsSuccess()) {
+        BERTH_ERROR() << "setting nominatedNodeName of pod " << target->Key() << " to \"" << node
+                      << "\": " << s.Message();
+      }
+    });
+  }
+  // The full message: the sink truncates the event's note, not the condition's message.
+  deps_.sink->Failed(*report, rejected ? "Unschedulable" : "SchedulerError", status.Message(),
+                     fwk.scheduler_name());
 }
 
 }  // namespace berth::scheduler

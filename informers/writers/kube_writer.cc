@@ -5,6 +5,7 @@
 #include "api/decode.h"
 #include "api/json/parse.h"
 #include "base/log.h"
+#include "scheduler/framework/types.h"
 
 namespace berth::writers {
 
@@ -77,14 +78,15 @@ framework::Status KubeApiWriter::Bind(const api::Pod& pod, const std::string& no
   if (resp->status == 201 || resp->status == 200) return {};
   const std::string msg = ApiMessage(*resp);
   if (resp->status == 404) {
-    return framework::Status::PodGone("pod " + pod.Key() + " is gone: " + msg);
+    // The API server's message alone, as client-go's error reads (`pods "p" not found`).
+    return framework::Status::PodGone(msg);
   }
   if (resp->status == 409) {
     // Read the pod back: a replayed request may already have bound it to this node.
     client::Request get;
     get.path = PodPath(pod);
     auto cur = client_.Do(get);
-    const std::string rejected = "binding rejected (409): " + msg;
+    const std::string& rejected = msg;
     if (cur.ok() && cur->status == 200) {
       auto v = api::json::ParseJson(cur->body);
       if (v.ok()) {
@@ -254,7 +256,9 @@ void KubeOutcomeSink::Failed(const framework::PodInfo& pod, const std::string& r
                              const std::string& message, const std::string& profile) {
   auto p = pod.pod;
   Enqueue([this, p, reason, message, profile] {
-    RecordEvent(*p, "Warning", "FailedScheduling", "Scheduling", message, profile);
+    // As upstream: the event's note is truncated to 1024 bytes, the condition keeps it all.
+    RecordEvent(*p, "Warning", "FailedScheduling", "Scheduling", framework::TruncateNote(message),
+                profile);
     if (reason == "Unschedulable" || reason == "SchedulerError") {
       PatchCondition(*p, reason, message);
     }

@@ -32,8 +32,10 @@ class KubeApiWriter final : public framework::ApiWriter {
   // Success on 201, or on 409 when the pod is already bound to this very node (a retried
   // request that had landed). Status::PodGone when the API server says the pod no longer needs
   // us: 404 (deleted), or 409 and the pod read back is bound elsewhere, has another uid or is
-  // gone. Error otherwise, with the API server's message. Never writes to any object store: the
-  // scheduler's failure handler drops a gone pod, and the informer reports the change.
+  // gone; its message is the API server's alone (`pods "p" not found`), as client-go's error.
+  // Error otherwise, with the API server's message. Never writes to any object store: the
+  // scheduler's failure handler reports a gone pod (FailedScheduling, as upstream) without
+  // requeueing it, and the informer reports the change.
   framework::Status Bind(const api::Pod& pod, const std::string& node) override;
   // Volume binding (kube_volume_writer.cc): merge PATCH of the PVC's annotations / the PV's
   // spec.claimRef and annotations, with metadata.resourceVersion as precondition. Success on

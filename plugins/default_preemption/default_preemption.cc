@@ -40,7 +40,9 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
                     framework::PostFilterResult* result) const override {
     handle_->RecordPreemptionAttempt();
     Status s = Preempt(state, pod, statuses, result);
-    if (s.IsSuccess() || s.IsError()) return s;
+    // As upstream, every non-empty message (success and errors too) is prefixed.
+    if (s.Message().empty()) return s;
+    if (s.IsError()) return Status::Error("preemption: " + s.Message());
     return Status(s.code(), "preemption: " + s.Message());
   }
 
@@ -114,7 +116,9 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
     PrepareCandidate(pod, chosen);
     result->mode = framework::PostFilterResult::Mode::kOverride;
     result->nominated_node_name = chosen.node;
-    return Status();
+    return Status(Code::kSuccess, "found a potential placement for pod on node " + chosen.node +
+                                      ", preempting " + std::to_string(chosen.victims.size()) +
+                                      " victims");
   }
 
   // Upstream's DryRunPreemption: evaluates potential nodes from an offset in parallel; stops once

@@ -6,16 +6,7 @@ namespace berth::plugins::pod_topology_spread {
 
 bool SpreadSelector::Matches(const api::Pod& pod) const {
   if (nothing) return false;
-  if (!controller_uid.empty() && ControllerUid(pod) != controller_uid) return false;
   return api::Matches(labels, pod.metadata.labels);
-}
-
-const std::string& ControllerUid(const api::Pod& pod) {
-  static const std::string kNone;
-  for (const auto& ref : pod.metadata.owner_references) {
-    if (ref.controller) return ref.uid;
-  }
-  return kNone;
 }
 
 std::vector<Constraint> FilterConstraints(const std::vector<api::TopologySpreadConstraint>& in,
@@ -46,20 +37,6 @@ std::vector<Constraint> FilterConstraints(const std::vector<api::TopologySpreadC
     out.push_back(std::move(tsc));
   }
   return out;
-}
-
-SpreadSelector DefaultSelector(const api::Pod& pod, const api::Store<api::Service>* services) {
-  SpreadSelector sel;
-  if (services != nullptr) {
-    services->ForEach([&](const api::Service& svc) {
-      // A Service without a selector selects nothing (upstream's GetPodServices).
-      if (svc.metadata.namespace_ != pod.metadata.namespace_ || svc.selector.empty()) return;
-      if (!api::MatchesMap(svc.selector, pod.metadata.labels)) return;
-      for (const auto& [k, v] : svc.selector) sel.labels.match_labels[k] = v;
-    });
-  }
-  sel.controller_uid = ControllerUid(pod);
-  return sel;
 }
 
 bool MatchesNodeInclusionPolicies(const Constraint& c, const api::Pod& pod, const api::Node& node) {
@@ -95,7 +72,6 @@ std::string SelectorSignature(const SpreadSelector& selector, const std::string&
   std::string sig = ns;
   sig += '\0';
   sig += selector.nothing ? 'N' : 'S';
-  sig += selector.controller_uid;
   for (const auto& [k, v] : selector.labels.match_labels) {
     sig += '\0';
     sig += k;

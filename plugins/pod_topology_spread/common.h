@@ -20,16 +20,14 @@ inline constexpr char kDoNotSchedule[] = "DoNotSchedule";
 inline constexpr char kScheduleAnyway[] = "ScheduleAnyway";
 
 // Which pods a constraint counts. `nothing` is a nil labelSelector (matches no pod); otherwise
-// `labels` AND (when set) the pod's controller ownerReference uid.
+// `labels`.
 struct SpreadSelector {
   bool nothing = false;
   api::LabelSelector labels;
-  std::string controller_uid;
 
   // labels.Selector.Empty(): matches every pod (upstream then counts nothing).
   bool Empty() const {
-    return !nothing && labels.match_labels.empty() && labels.match_expressions.empty() &&
-           controller_uid.empty();
+    return !nothing && labels.match_labels.empty() && labels.match_expressions.empty();
   }
   bool Matches(const api::Pod& pod) const;
 };
@@ -49,14 +47,6 @@ struct Constraint {
 // merged (upstream's filterTopologySpreadConstraints).
 std::vector<Constraint> FilterConstraints(const std::vector<api::TopologySpreadConstraint>& in,
                                           const api::Labels& pod_labels, std::string_view action);
-
-// Upstream's helper.DefaultSelector with what berth watches: the union of the selectors of the
-// Services in the pod's namespace that select it, ANDed with the pod's controller uid.
-// `services` may be null (no Services known).
-SpreadSelector DefaultSelector(const api::Pod& pod, const api::Store<api::Service>* services);
-
-// The uid of the pod's controller ownerReference, or empty.
-const std::string& ControllerUid(const api::Pod& pod);
 
 // Whether the node passes the constraint's inclusion policies for `pod` (upstream's
 // matchNodeInclusionPolicies): Honor affinity = nodeSelector and required node affinity match;

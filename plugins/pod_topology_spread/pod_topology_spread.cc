@@ -7,6 +7,7 @@
 
 #include "api/decode.h"
 #include "base/strings.h"
+#include "plugins/common/default_selector.h"
 #include "plugins/pod_topology_spread/plugin.h"
 #include "scheduler/framework/args.h"
 
@@ -94,8 +95,9 @@ std::vector<Constraint> PodTopologySpread::GetConstraints(const api::Pod& pod,
   }
   std::vector<Constraint> cs = FilterConstraints(default_constraints_, labels, action);
   if (cs.empty()) return cs;
-  SpreadSelector selector =
-      DefaultSelector(pod, handle_ != nullptr ? &handle_->objects().services : nullptr);
+  if (handle_ == nullptr) return {};
+  SpreadSelector selector;
+  selector.labels = common::DefaultSelector(pod, handle_->objects());
   if (selector.Empty()) return {};
   for (auto& c : cs) c.selector = selector;
   return cs;

@@ -5,11 +5,11 @@
 //
 // Constraints: the pod's own topologySpreadConstraints; when it has none, the default constraints
 // (defaultingType System: hostname maxSkew 3 + zone maxSkew 5, both ScheduleAnyway; List: the
-// args' defaultConstraints) with a selector built from the Services that select the pod, ANDed
-// with its controller. Upstream ANDs the selectors of the pod's ReplicaSet / StatefulSet /
-// ReplicationController; berth does not watch those, so it matches siblings by the controller's
-// uid (the pod's controller ownerReference) instead — the same pods for every controller that
-// owns what it selects. Pods matching no Service and without a controller get no defaults.
+// args' defaultConstraints) with upstream's helper.DefaultSelector (plugins/common/
+// default_selector.h): the Services that select the pod, ANDed with the selector of its
+// controller when that is an existing ReplicationController, ReplicaSet or StatefulSet. Pods
+// for which that selector is empty (no Service, owned by nothing of those, e.g. by a Job or a
+// DaemonSet) get no defaults.
 // matchLabelKeys are merged into the selector as `key In (value)` (idempotent when the API server
 // already merged them). minDomains (default 1), nodeAffinityPolicy (default Honor: only nodes
 // matching the pod's nodeSelector / required node affinity count) and nodeTaintsPolicy (default

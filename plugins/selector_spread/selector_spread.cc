@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "api/selector.h"
+#include "plugins/common/default_selector.h"
 #include "scheduler/framework/args.h"
 #include "scheduler/framework/plugin.h"
 
@@ -41,7 +42,7 @@ const framework::StateKey& PreScoreKey() {
 }
 
 struct PreScoreState final : framework::StateData {
-  api::Labels selector;  // merged Service selectors; empty selects nothing
+  api::LabelSelector selector;  // upstream's DefaultSelector; empty selects nothing
   std::unique_ptr<framework::StateData> Clone() const override {
     return std::make_unique<PreScoreState>(*this);
   }
@@ -60,13 +61,7 @@ class SelectorSpread final : public framework::PreScorePlugin, public framework:
       return Status(framework::Code::kSkip, "");
     }
     auto s = std::make_unique<PreScoreState>();
-    // Upstream's DefaultSelector: the selectors of the Services matching the pod never conflict,
-    // so merging them is safe.
-    for (const auto& svc : handle_->objects().services.List()) {
-      if (svc->metadata.namespace_ != pod.Namespace() || svc->selector.empty()) continue;
-      if (!api::MatchesMap(svc->selector, pod.Pod().metadata.labels)) continue;
-      for (const auto& [k, v] : svc->selector) s->selector[k] = v;
-    }
+    s->selector = common::DefaultSelector(pod.Pod(), handle_->objects());
     state.Write(PreScoreKey(), std::move(s));
     return Status();
   }
@@ -76,8 +71,18 @@ class SelectorSpread final : public framework::PreScorePlugin, public framework:
     *score = 0;
     const auto* s = state.Read<PreScoreState>(PreScoreKey());
     if (s == nullptr) return Status::Error("reading PreScoreSelectorSpread: not found");
-    if (s->selector.empty()) return Status();
-    *score = framework::CountMatchingPods(node, pod.Namespace(), s->selector);
+    if (common::IsEmptySelector(s->selector)) return Status();
+    // Upstream's countMatchingPods: same namespace, not terminating, matched by the selector.
+    int64_t count = 0;
+    for (const auto& p : node.pods()) {
+      const api::Pod& existing = p->Pod();
+      if (existing.metadata.namespace_ != pod.Namespace() ||
+          existing.metadata.deletion_timestamp.has_value()) {
+        continue;
+      }
+      if (api::Matches(s->selector, existing.metadata.labels)) ++count;
+    }
+    *score = count;
     return Status();
   }
 

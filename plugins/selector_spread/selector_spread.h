@@ -3,11 +3,11 @@
 // SelectorSpreadPriority / ServiceSpreadingPriority, design seed 003). Only reachable through a
 // legacy Policy file (config/policy.h) or an explicit profile entry; never in the default profile.
 //   PreScore: Skip for pods with topologySpreadConstraints (upstream's skipSelectorSpread);
-//             otherwise merges the selectors of the Services (same namespace) selecting the pod.
-//             berth has no ReplicationController/ReplicaSet/StatefulSet informers, so unlike
-//             upstream's DefaultSelector only Services count.
+//             otherwise upstream's helper.DefaultSelector (plugins/common/default_selector.h):
+//             the Services selecting the pod, ANDed with its ReplicationController / ReplicaSet /
+//             StatefulSet's selector when that controller exists.
 //   Score:    the number of pods on the node in the pod's namespace, not being deleted, matched by
-//             that selector (0 when no Service selects the pod).
+//             that selector (0 when that selector is empty).
 //   NormalizeScore: seed 003's `10 * (maxCount - count) / maxCount`, on upstream's 0..100 scale
 //             (100 * (maxCount - count) / maxCount; 100 everywhere when maxCount is 0). When
 //             nodes carry zone labels (topology.kubernetes.io/zone|region or the

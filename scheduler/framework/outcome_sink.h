@@ -30,7 +30,8 @@ class OutcomeSink {
   virtual void Scheduled(const PodInfo& pod, const std::string& node,
                          const std::string& profile) = 0;
   // The attempt failed: reason "Unschedulable" or "SchedulerError"; message is the
-  // FailedScheduling text.
+  // FailedScheduling text in full (the PodScheduled condition's message; an event's note is cut
+  // to 1024 bytes by TruncateNote, as upstream's truncateMessage).
   virtual void Failed(const PodInfo& pod, const std::string& reason, const std::string& message,
                       const std::string& profile) = 0;
   // A scheduling attempt started (first attempt order for simulate's output).

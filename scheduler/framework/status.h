@@ -65,8 +65,8 @@ class [[nodiscard]] Status {
   static Status Wait() { return Status(Code::kWait, std::string()); }
   // An Error from Bind saying the pod no longer needs binding: deleted (404), or bound elsewhere
   // or replaced by a pod of the same name (409, confirmed by reading it back). The scheduler's
-  // failure handler forgets such a pod quietly (no event, no requeue), as upstream does when its
-  // re-read of the pod finds it gone; the informer's delete or update follows.
+  // failure handler reports it (FailedScheduling, as upstream) but does not requeue it, as if its
+  // re-read of the pod had already found it gone; the informer's delete or update follows.
   static Status PodGone(std::string msg) {
     Status s(Code::kError, std::move(msg));
     s.Mutable().pod_gone = true;

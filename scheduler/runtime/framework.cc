@@ -457,8 +457,10 @@ Status Framework::RunPostFilterPlugins(framework::CycleState& state, const frame
         *result = r;
         return s;
       }
-      if (s.code() == Code::kUnschedulableAndUnresolvable)
+      if (s.code() == Code::kUnschedulableAndUnresolvable) {
+        *result = r;
         return std::move(s).WithPlugin(p->Name());
+      }
       if (!s.IsRejected()) {
         return Status::Error(s.Message()).WithPlugin(p->Name());
       }
@@ -670,7 +672,7 @@ Status Framework::RunBindPlugins(framework::CycleState& state, const framework::
       if (s.IsSkip()) continue;
       if (!s.IsSuccess()) {
         if (s.IsRejected()) return std::move(s).WithPlugin(p->Name());
-        // The wrapped error keeps PodGone: the failure handler forgets such a pod quietly.
+        // The wrapped error keeps PodGone (an Error all the same for the failure handler).
         std::string msg = "running Bind plugin \"" + std::string(p->Name()) + "\": " + s.Message();
         return (s.IsPodGone() ? Status::PodGone(std::move(msg)) : Status::Error(std::move(msg)))
             .WithPlugin(p->Name());

@@ -109,6 +109,9 @@ constexpr const char* kPaths[] = {
     "/apis/storage.k8s.io/v1/csinodes",
     "/api/v1/namespaces",
     "/api/v1/services",
+    "/api/v1/replicationcontrollers",
+    "/apis/apps/v1/replicasets",
+    "/apis/apps/v1/statefulsets",
     "/apis/policy/v1/poddisruptionbudgets",
 };
 constexpr char kPodGroups[] = "/apis/scheduling.x-k8s.io/v1alpha1/podgroups";
@@ -159,7 +162,7 @@ TEST(InformerFactoryTest, FillsClusterObjectsAndSyncsWithoutPodGroupCRD) {
     if (kind == "PodGroup") pod_groups_absent = stats.absent;
   }
   EXPECT_TRUE(pod_groups_absent);
-  EXPECT_EQ(factory.Stats().size(), 15u);  // 10 kinds + 5 storage.deckhouse.io kinds
+  EXPECT_EQ(factory.Stats().size(), 18u);  // 13 kinds + 5 storage.deckhouse.io kinds
 
   // The PodGroup CRD gets installed.
   kc.PushResponse("GET", kPodGroups, 200,

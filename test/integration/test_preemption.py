@@ -90,6 +90,16 @@ class PreemptionTest(kube.ClusterTestCase):
             lambda: (self.get_pod("critical") or {}).get("status", {}).get("nominatedNodeName"),
             30, what="critical's status.nominatedNodeName")
         self.assertEqual(nominated, "node-b", "the PDB-protected node must not be chosen")
+        # The attempt that preempted says so, as upstream v1.37's DefaultPreemption words it.
+        def first_failed():
+            notes = [e["note"] for e in self.c.events()
+                     if e.get("reason") == "FailedScheduling"
+                     and e["regarding"]["name"] == "critical"]
+            return notes[0] if notes else None
+        self.assertEqual(
+            wait_for(first_failed, 30, what="FailedScheduling for critical"),
+            "0/3 nodes are available: 3 Insufficient cpu. preemption: found a potential placement "
+            "for pod on node node-b, preempting 2 victims")
 
         # The victims on node-b are deleted (terminating: no kubelet confirms the deletion).
         def victims_terminating():

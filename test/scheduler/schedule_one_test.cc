@@ -339,7 +339,7 @@ TEST(ScheduleOneTest, PostFilterMessageIsAppendedAndItsNominationKept) {
   EXPECT_EQ(h.sched().nominator().NominatedNodeOf(pod->metadata.uid), "n2");
 }
 
-TEST(ScheduleOneTest, LongMessagesAreTruncatedLikeEventNotes) {
+TEST(ScheduleOneTest, LongMessagesReachTheSinkWhole) {
   SchedulerHarness h;
   h.Plugin("Fit").filter = [](const PodInfo&, const NodeInfo& n) {
     return Status::Unschedulable(n.name() + std::string(2000, 'x'));
@@ -349,11 +349,10 @@ TEST(ScheduleOneTest, LongMessagesAreTruncatedLikeEventNotes) {
   h.AddNodes({"n1", "n2"});
   h.Submit(MakePod("p"));
   ASSERT_TRUE(h.ScheduleOne());
-  // Upstream's truncateMessage: at most 1024 bytes (NoteLengthLimit), ending in " ...".
+  // Upstream truncates only the event's note (the sink's job); the condition keeps it all.
   const std::string msg = h.sink().Last().message;
-  EXPECT_EQ(msg.size(), 1024u);
+  EXPECT_GT(msg.size(), 4000u);
   EXPECT_EQ(msg.substr(0, 30), "0/2 nodes are available: 1 n1x");
-  EXPECT_EQ(msg.substr(msg.size() - 4), " ...");
 }
 
 TEST(ScheduleOneTest, NominatedNodeIsEvaluatedFirst) {
@@ -570,29 +569,31 @@ TEST(ScheduleOneTest, BindFailureForgetsAndRequeues) {
 }
 
 // The writer found the pod deleted or bound by someone else (Status::PodGone, HTTP 404/409):
-// the assumption is dropped quietly, before the informer has caught up — no event, no requeue.
-TEST(ScheduleOneTest, BindFindingThePodGoneForgetsItQuietly) {
+// the assumption is dropped and the pod not requeued, but upstream's handleSchedulingFailure still
+// records FailedScheduling with the binder's error.
+TEST(ScheduleOneTest, BindFindingThePodGoneReportsItWithoutRequeueing) {
   SchedulerHarness h;
   h.Plugin("R");
   h.Enable(kReserve, "R");
   h.Start();
   h.AddNodes({"n1"});
-  h.writer().on_bind = [](const api::Pod& pod, const std::string&) {
-    return Status::PodGone("pod " + pod.Key() + " is gone: pods \"p\" not found");
+  h.writer().on_bind = [](const api::Pod&, const std::string&) {
+    return Status::PodGone("pods \"p\" not found");
   };
   h.Submit(MakePod("p"));
   ASSERT_TRUE(h.ScheduleOne());
 
   EXPECT_EQ(h.writer().Bindings().size(), 1u) << "the binding was attempted";
   EXPECT_EQ(h.log().Count("R.Unreserve"), 1u);
-  for (const Outcome& o : h.sink().Outcomes()) {
-    EXPECT_NE(o.kind, "Failed") << "no FailedScheduling for a pod that is gone: " << o.message;
-  }
+  Outcome last = h.sink().Last();
+  EXPECT_EQ(last.kind, "Failed");
+  EXPECT_EQ(last.reason, "SchedulerError");
+  EXPECT_EQ(last.message, "running Bind plugin \"DefaultBinder\": pods \"p\" not found");
   EXPECT_EQ(h.sched().cache().AssumedPodCount(), 0u);
   EXPECT_FALSE(h.queue().Has("default/p"));
 }
 
-TEST(ScheduleOneTest, PodDeletedFromTheInformerIsNotRequeued) {
+TEST(ScheduleOneTest, PodDeletedFromTheInformerIsNotRequeuedButReported) {
   SchedulerHarness h;
   h.Plugin("Fit").filter = [&h](const PodInfo& pod, const NodeInfo&) {
     h.objects().pods.Remove(pod.Pod().Key());  // deleted while being scheduled
@@ -604,6 +605,115 @@ TEST(ScheduleOneTest, PodDeletedFromTheInformerIsNotRequeued) {
   h.Submit(MakePod("p"));
   ASSERT_TRUE(h.ScheduleOne());
   EXPECT_FALSE(h.queue().Has("default/p"));
+  // Upstream records the event whether or not the informer still has the pod.
+  EXPECT_EQ(h.sink().Last().kind, "Failed");
+  EXPECT_EQ(h.sink().Last().message, "0/1 nodes are available: 1 Insufficient cpu.");
+}
+
+TEST(ScheduleOneTest, PodBoundElsewhereMeanwhileIsReportedNotRequeued) {
+  SchedulerHarness h;
+  h.Plugin("Fit").filter = [&h](const PodInfo& pod, const NodeInfo&) {
+    h.objects().pods.Upsert(MakePod("p").Uid(pod.Uid()).Node("n9").Ptr());
+    return Status::Unschedulable("Insufficient cpu");
+  };
+  h.Enable(kFilter, "Fit");
+  h.Start();
+  h.AddNodes({"n1"});
+  h.Submit(MakePod("p"));
+  ASSERT_TRUE(h.ScheduleOne());
+  EXPECT_FALSE(h.queue().Has("default/p"));
+  EXPECT_EQ(h.sink().Last().kind, "Failed");
+}
+
+TEST(ScheduleOneTest, PodRecreatedMeanwhileGetsNothing) {
+  SchedulerHarness h;
+  h.Plugin("Fit").filter = [&h](const PodInfo&, const NodeInfo&) {
+    h.objects().pods.Upsert(MakePod("p").Uid("another-uid").Ptr());
+    return Status::Unschedulable("Insufficient cpu");
+  };
+  h.Enable(kFilter, "Fit");
+  h.Start();
+  h.AddNodes({"n1"});
+  h.Submit(MakePod("p"));
+  ASSERT_TRUE(h.ScheduleOne());
+  for (const Outcome& o : h.sink().Outcomes()) {
+    EXPECT_NE(o.kind, "Failed") << "a recreated pod is left alone: " << o.message;
+  }
+}
+
+// Upstream's schedulingAlgorithm: a PostFilter Error is logged and its message appended; the pod
+// stays Unschedulable and keeps its nomination (a nil PostFilterResult).
+TEST(ScheduleOneTest, PostFilterErrorLeavesThePodUnschedulableAndItsNomination) {
+  SchedulerHarness h;
+  h.Plugin("Fit").filter = [](const PodInfo&, const NodeInfo&) {
+    return Status::Unschedulable("Insufficient cpu");
+  };
+  h.Enable(kFilter, "Fit");
+  h.Plugin("Preempt").post_filter = [](const framework::NodeToStatus&,
+                                       framework::PostFilterResult*) {
+    return Status::Error("preemption: listing pods: boom");
+  };
+  h.Enable(kPostFilter, "Preempt");
+  h.Start();
+  h.AddNodes({"n1", "n2"});
+  MakePod nominated("p");
+  nominated.Mutable().status.nominated_node_name = "n2";
+  auto pod = h.Submit(nominated);
+  ASSERT_TRUE(h.ScheduleOne());
+
+  Outcome last = h.sink().Last();
+  EXPECT_EQ(last.reason, "Unschedulable");
+  EXPECT_EQ(last.message,
+            "0/2 nodes are available: 2 Insufficient cpu. preemption: listing pods: boom");
+  EXPECT_EQ(h.sched().nominator().NominatedNodeOf(pod->metadata.uid), "n2");
+  EXPECT_TRUE(h.writer().Nominations().empty());
+  EXPECT_EQ(h.queue().Counts().unschedulable, 1);
+}
+
+// Without PostFilter plugins (and on scheduler errors) upstream passes clearNominatedNode: a
+// nominated pod loses its nomination, in memory and in status.nominatedNodeName.
+TEST(ScheduleOneTest, FailureWithoutPostFilterClearsTheNomination) {
+  SchedulerHarness h;
+  h.Plugin("Fit").filter = [](const PodInfo&, const NodeInfo&) {
+    return Status::Unschedulable("Insufficient cpu");
+  };
+  h.Enable(kFilter, "Fit");
+  h.Start();
+  h.AddNodes({"n1"});
+  MakePod nominated("p");
+  nominated.Mutable().status.nominated_node_name = "n1";
+  auto pod = h.Submit(nominated);
+  ASSERT_TRUE(h.ScheduleOne());
+  EXPECT_EQ(h.sched().nominator().NominatedNodeOf(pod->metadata.uid), "");
+  ASSERT_EQ(h.writer().Nominations().size(), 1u);
+  EXPECT_EQ(h.writer().Nominations()[0], std::make_pair(std::string("default/p"), std::string()));
+}
+
+TEST(ScheduleOneTest, PreemptionNominationIsPatchedOnce) {
+  SchedulerHarness h;
+  h.Plugin("Fit").filter = [](const PodInfo&, const NodeInfo&) {
+    return Status::Unschedulable("Insufficient cpu");
+  };
+  h.Enable(kFilter, "Fit");
+  h.Plugin("Preempt").post_filter = [](const framework::NodeToStatus&,
+                                       framework::PostFilterResult* result) {
+    result->mode = framework::PostFilterResult::Mode::kOverride;
+    result->nominated_node_name = "n1";
+    return Status(Code::kSuccess,
+                  "preemption: found a potential placement for pod on node n1, preempting 1 "
+                  "victims");
+  };
+  h.Enable(kPostFilter, "Preempt");
+  h.Start();
+  h.AddNodes({"n1"});
+  h.Submit(MakePod("p"));
+  ASSERT_TRUE(h.ScheduleOne());
+  EXPECT_EQ(h.sink().Last().reason, "Unschedulable");
+  EXPECT_EQ(h.sink().Last().message,
+            "0/1 nodes are available: 1 Insufficient cpu. preemption: found a potential placement "
+            "for pod on node n1, preempting 1 victims");
+  ASSERT_EQ(h.writer().Nominations().size(), 1u);
+  EXPECT_EQ(h.writer().Nominations()[0].second, "n1");
 }
 
 }  // namespace

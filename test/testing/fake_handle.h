@@ -32,6 +32,17 @@ class RecordingWriter : public framework::ApiWriter {
   std::vector<std::pair<std::string, std::string>> bindings;  // "ns/name", node
   std::function<framework::Status(const api::Pod&, const std::string&)> on_bind;
 
+  // status.nominatedNodeName patches, recorded ("" clears).
+  framework::Status SetNominatedNodeName(const api::Pod& pod, const std::string& node) override {
+    std::lock_guard lock(bind_mu_);
+    nominations_.emplace_back(pod.Key(), node);
+    return framework::Status();
+  }
+  std::vector<std::pair<std::string, std::string>> Nominations() const {
+    std::lock_guard lock(bind_mu_);
+    return nominations_;
+  }
+
   // Volume binding writes, recorded; the hooks (when set) may update the object stores as the
   // API server, PV controller or provisioner would.
   framework::Status PatchPersistentVolumeClaimAnnotations(const api::PersistentVolumeClaim& pvc,
@@ -57,7 +68,8 @@ class RecordingWriter : public framework::ApiWriter {
       on_pv_patch;
 
  private:
-  mutable std::mutex bind_mu_;  // guards bindings (Bind runs on binding workers)
+  mutable std::mutex bind_mu_;  // guards bindings, nominations_ (Bind runs on binding workers)
+  std::vector<std::pair<std::string, std::string>> nominations_;  // "ns/name", node
 };
 
 class FakeHandle : public framework::Handle, private framework::SnapshotBuilder {

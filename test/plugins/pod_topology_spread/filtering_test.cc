@@ -386,6 +386,7 @@ TEST(PodTopologySpreadFilterTest, PreFilterSkipsWithoutHardConstraints) {
   EXPECT_TRUE(env.PreFilter(state, *soft_pod.Info()).IsSkip());
   // System defaults are all ScheduleAnyway: nothing to filter even for a selected pod.
   Env sys(FourNodes(), {});
+  AddReplicaSet(sys.handle(), "rs1", {{"foo", ""}});
   auto owned = MakePod("p").Label("foo", "");
   Controller(owned, "ReplicaSet", "rs1", "rs-uid");
   EXPECT_TRUE(sys.PreFilter(state, *owned.Info()).IsSkip());

@@ -331,27 +331,48 @@ TEST(PodTopologySpreadScoreTest, PreScoreSkip) {
   other.selector = {{"foo", "bar"}};
   sys.handle().mutable_objects().services.Upsert(std::make_shared<api::Service>(other));
   EXPECT_TRUE(sys.pre_score().PreScore(state, *lonely.Info(), nodes).IsSkip());
-  // A controller is enough: its pods are matched by the controller's uid.
+  // Upstream's DefaultSelector: a controller counts only when it is a ReplicationController,
+  // ReplicaSet or StatefulSet that exists. A missing ReplicaSet, a Job or a DaemonSet: nothing.
   auto owned = MakePod("p").Label("foo", "bar");
   Controller(owned, "ReplicaSet", "rs1", "rs-uid");
   framework::CycleState state2;
-  EXPECT_TRUE(sys.pre_score().PreScore(state2, *owned.Info(), nodes).IsSuccess());
+  EXPECT_TRUE(sys.pre_score().PreScore(state2, *owned.Info(), nodes).IsSkip());
+  const std::vector<std::pair<std::string, std::string>> others = {{"batch/v1", "Job"},
+                                                                   {"apps/v1", "DaemonSet"}};
+  for (const auto& [version, kind] : others) {
+    SCOPED_TRACE(kind);
+    auto p = MakePod("p").Label("foo", "bar");
+    p.Mutable().metadata.owner_references.push_back({version, kind, "rs1", "uid", true});
+    framework::CycleState s;
+    EXPECT_TRUE(sys.pre_score().PreScore(s, *p.Info(), nodes).IsSkip());
+  }
+  // Once the ReplicaSet exists, its selector is the default selector.
+  AddReplicaSet(sys.handle(), "rs1", {{"foo", "bar"}});
+  framework::CycleState state3;
+  EXPECT_TRUE(sys.pre_score().PreScore(state3, *owned.Info(), nodes).IsSuccess());
+  // An ownerReference that is not the controller does not count.
+  auto not_controller = MakePod("p").Label("foo", "bar");
+  not_controller.Mutable().metadata.owner_references.push_back(
+      {"apps/v1", "ReplicaSet", "rs1", "rs-uid", false});
+  framework::CycleState state4;
+  EXPECT_TRUE(sys.pre_score().PreScore(state4, *not_controller.Info(), nodes).IsSkip());
 }
 
-// System defaulting with a controller: siblings (same controller uid) spread over hostnames;
-// pods of another controller with the same labels do not count.
-TEST(PodTopologySpreadScoreTest, SystemDefaultsMatchControllerSiblings) {
-  auto sibling = [](const std::string& name, const std::string& node, const std::string& uid) {
-    auto p = MakePod(name).Node(node).Label("app", "web");
-    Controller(p, "ReplicaSet", "rs", uid);
+// System defaulting with a ReplicaSet: the pods its selector matches spread over hostnames, by
+// labels (as upstream; the owner of the existing pods does not matter).
+TEST(PodTopologySpreadScoreTest, SystemDefaultsUseTheReplicaSetSelector) {
+  auto pod_on = [](const std::string& name, const std::string& node, const std::string& rs) {
+    auto p = MakePod(name).Node(node).Label("app", "web").Label("rs", rs);
+    Controller(p, "ReplicaSet", "rs-" + rs, "uid-" + rs);
     return p.Obj();
   };
-  Env env({Host("node-a"), Host("node-b")},
-          {sibling("s1", "node-a", "rs-1"), sibling("s2", "node-a", "rs-1"),
-           sibling("o1", "node-b", "rs-2"), sibling("o2", "node-b", "rs-2"),
-           sibling("o3", "node-b", "rs-2")});
-  auto pod = MakePod("p").Label("app", "web");
-  Controller(pod, "ReplicaSet", "rs", "rs-1");
+  Env env(
+      {Host("node-a"), Host("node-b")},
+      {pod_on("s1", "node-a", "one"), pod_on("s2", "node-a", "one"), pod_on("o1", "node-b", "two"),
+       pod_on("o2", "node-b", "two"), pod_on("o3", "node-b", "two")});
+  AddReplicaSet(env.handle(), "rs-one", {{"app", "web"}, {"rs", "one"}});
+  auto pod = MakePod("p").Label("app", "web").Label("rs", "one");
+  Controller(pod, "ReplicaSet", "rs-one", "uid-one");
   auto scores = env.Scores(pod.Obj(), {"node-a", "node-b"});
   // hostname: weight log(4), counts 2/0, maxSkew 3 -> raw 5/2; zone: no zone labels, both in
   // the "" zone with 2 pods, but Score skips a missing label. 100*(5+2-5)/5 = 40.

@@ -80,6 +80,16 @@ inline MakePod& Controller(MakePod& p, const std::string& kind, const std::strin
   return p;
 }
 
+// An apps/v1 ReplicaSet `name` in `ns` selecting `match_labels`, in the handle's object store.
+inline void AddReplicaSet(testing::FakeHandle& handle, const std::string& name,
+                          api::Labels match_labels, const std::string& ns = "default") {
+  api::ReplicaSet rs;
+  rs.metadata.name = name;
+  rs.metadata.namespace_ = ns;
+  rs.selector = LabelsSel(std::move(match_labels));
+  handle.mutable_objects().replica_sets.Upsert(std::make_shared<api::ReplicaSet>(std::move(rs)));
+}
+
 // A node labelled zone=<zone> (when non-empty) and node=<name>, as upstream's tests.
 inline api::Node ZoneNode(const std::string& name, const std::string& zone) {
   auto n = MakeNode(name);

@@ -92,6 +92,28 @@ TEST(SelectorSpread, ZoneWeighting) {
   EXPECT_EQ(Scores(h, *pod), (std::vector<int64_t>{0, 33, 50, 100}));
 }
 
+// Upstream's DefaultSelector: with no Service, a StatefulSet owner that exists spreads its pods
+// by its selector; an owner that does not exist spreads nothing.
+TEST(SelectorSpread, StatefulSetOwnerSelector) {
+  std::vector<framework::NodeInfo> nodes;
+  nodes.push_back(MakeNode("n1").Info({Web("p1", "n1"), Web("p2", "n1")}));
+  nodes.push_back(MakeNode("n2").Info({Web("p3", "n2")}));
+  nodes.push_back(MakeNode("n3").Info());
+  testing::FakeHandle h(std::move(nodes));
+  MakePod pod("new");
+  pod.Label("app", "web");
+  pod.Mutable().metadata.owner_references.push_back(
+      {"apps/v1", "StatefulSet", "web", "ss-uid", true});
+  EXPECT_EQ(Scores(h, *pod.Info()), (std::vector<int64_t>{100, 100, 100}));
+  auto ss = std::make_shared<api::StatefulSet>();
+  ss->metadata.name = "web";
+  ss->metadata.namespace_ = "default";
+  ss->selector = api::LabelSelector{{{"app", "web"}}, {}};
+  h.mutable_objects().stateful_sets.Upsert(ss);
+  // max 2: n1 = 0, n2 = 50, n3 = 100.
+  EXPECT_EQ(Scores(h, *pod.Info()), (std::vector<int64_t>{0, 50, 100}));
+}
+
 TEST(SelectorSpread, SkipsPodsWithTopologySpreadConstraints) {
   testing::FakeHandle h({MakeNode("n1").Info()});
   MakePod b("new");

@@ -99,6 +99,19 @@ struct Loader {
             SetNamespace(o);
             if (auto ok = check_dup("Service", o.metadata); !ok) return ok;
             out.services.push_back(std::make_shared<api::Service>(std::move(o)));
+          } else if constexpr (std::is_same_v<T, api::ReplicationController>) {
+            SetNamespace(o);
+            if (auto ok = check_dup("ReplicationController", o.metadata); !ok) return ok;
+            out.replication_controllers.push_back(
+                std::make_shared<api::ReplicationController>(std::move(o)));
+          } else if constexpr (std::is_same_v<T, api::ReplicaSet>) {
+            SetNamespace(o);
+            if (auto ok = check_dup("ReplicaSet", o.metadata); !ok) return ok;
+            out.replica_sets.push_back(std::make_shared<api::ReplicaSet>(std::move(o)));
+          } else if constexpr (std::is_same_v<T, api::StatefulSet>) {
+            SetNamespace(o);
+            if (auto ok = check_dup("StatefulSet", o.metadata); !ok) return ok;
+            out.stateful_sets.push_back(std::make_shared<api::StatefulSet>(std::move(o)));
           } else if constexpr (std::is_same_v<T, api::PodGroup>) {
             SetNamespace(o);
             if (auto ok = check_dup("PodGroup", o.metadata); !ok) return ok;

@@ -25,6 +25,9 @@ struct ClusterFile {
   std::vector<std::shared_ptr<const api::CSINode>> csi_nodes;
   std::vector<std::shared_ptr<const api::CSIDriver>> csi_drivers;
   std::vector<std::shared_ptr<const api::Service>> services;
+  std::vector<std::shared_ptr<const api::ReplicationController>> replication_controllers;
+  std::vector<std::shared_ptr<const api::ReplicaSet>> replica_sets;
+  std::vector<std::shared_ptr<const api::StatefulSet>> stateful_sets;
   std::vector<std::shared_ptr<const api::PodDisruptionBudget>> pdbs;
   std::vector<std::shared_ptr<const api::PodGroup>> pod_groups;
   // storage.deckhouse.io/v1alpha1 objects (the ReplicatedStorage plugin's), in file order.

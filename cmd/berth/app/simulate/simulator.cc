@@ -17,6 +17,8 @@ struct PodRecord {
   std::string node;
   std::string status;
   std::string message;
+  // The last FailedScheduling message, kept once the pod is scheduled (a preemptor's nomination).
+  std::string last_failure;
   bool explained = false;
   framework::Explanation explanation;
 };
@@ -49,6 +51,7 @@ class Recorder final : public framework::OutcomeSink {
     r.status = reason == "SchedulerError" ? "Error" : "Unschedulable";
     r.node.clear();
     r.message = message;
+    r.last_failure = message;
   }
   void Explain(const framework::PodInfo& pod, const framework::Explanation& e) override {
     std::lock_guard lock(mu_);
@@ -158,8 +161,13 @@ framework::TimePoint StartTime(const ClusterFile& c) {
 api::Value RecordJson(PodRecord& r, const scheduler::Scheduler& sched, bool explain) {
   api::Value o = api::Value::MakeObject();
   o.Set("pod", api::Value::String(r.pod->Key()));
-  if (r.status.empty()) {
-    // Never attempted: held back by PreEnqueue (scheduling gates).
+  if (r.status.empty() && !r.pod->spec.scheduling_gates.empty()) {
+    // Never attempted, held by scheduling gates: the scheduler writes nothing for such a pod; what
+    // a user sees is the PodScheduled condition the API server set at creation.
+    r.status = "Gated";
+    r.message = "Scheduling is blocked due to non-empty scheduling gates";
+  } else if (r.status.empty()) {
+    // Never attempted: held back by another PreEnqueue plugin.
     r.status = "Unschedulable";
     auto it = sched.profiles().find(r.pod->spec.scheduler_name);
     if (it != sched.profiles().end()) {
@@ -170,6 +178,9 @@ api::Value RecordJson(PodRecord& r, const scheduler::Scheduler& sched, bool expl
   o.Set("node", r.status == "Scheduled" ? api::Value::String(r.node) : api::Value());
   o.Set("status", api::Value::String(r.status));
   if (!r.message.empty()) o.Set("message", api::Value::String(r.message));
+  if (r.status == "Scheduled" && !r.last_failure.empty()) {
+    o.Set("failedScheduling", api::Value::String(r.last_failure));
+  }
   if (explain) {
     api::Value filter = api::Value::MakeObject();
     api::Value scores = api::Value::MakeObject();
@@ -215,6 +226,9 @@ void StoreObjects(const ClusterFile& cluster, api::ClusterObjects& objects) {
   for (const auto& o : cluster.csi_nodes) objects.csi_nodes.Upsert(o);
   for (const auto& o : cluster.csi_drivers) objects.csi_drivers.Upsert(o);
   for (const auto& o : cluster.services) objects.services.Upsert(o);
+  for (const auto& o : cluster.replication_controllers) objects.replication_controllers.Upsert(o);
+  for (const auto& o : cluster.replica_sets) objects.replica_sets.Upsert(o);
+  for (const auto& o : cluster.stateful_sets) objects.stateful_sets.Upsert(o);
   for (const auto& o : cluster.pod_groups) objects.pod_groups.Upsert(o);
   for (const auto& o : cluster.replicated_storage_classes) {
     objects.replicated_storage_classes.Upsert(o);

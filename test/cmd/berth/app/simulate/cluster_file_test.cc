@@ -35,6 +35,28 @@ items:
                                       "c.yaml: ignoring 1 object(s) of kind \"Deployment\""}));
 }
 
+// The controllers of system default spreading are read (namespace defaulted), not ignored.
+TEST(ClusterFileTest, ReadsSpreadingControllers) {
+  auto c = ParseClusterFile(R"(
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: ReplicationController, metadata: {name: rc}, spec: {selector: {a: b}}}
+- {apiVersion: apps/v1, kind: ReplicaSet, metadata: {name: rs, namespace: shop},
+   spec: {selector: {matchLabels: {app: web}}}}
+- {apiVersion: apps/v1, kind: StatefulSet, metadata: {name: db}, spec: {selector: {}}}
+)",
+                            "c.yaml");
+  ASSERT_TRUE(c.ok()) << c.error();
+  EXPECT_TRUE(c->warnings.empty());
+  ASSERT_EQ(c->replication_controllers.size(), 1u);
+  EXPECT_EQ(c->replication_controllers[0]->metadata.namespace_, "default");
+  ASSERT_EQ(c->replica_sets.size(), 1u);
+  EXPECT_EQ(c->replica_sets[0]->metadata.namespace_, "shop");
+  ASSERT_EQ(c->stateful_sets.size(), 1u);
+  EXPECT_TRUE(c->stateful_sets[0]->selector.has_value());
+}
+
 TEST(ClusterFileTest, RequestsDefaultToLimitsAsTheApiServerDoes) {
   auto c = ParseClusterFile(R"(
 apiVersion: v1

@@ -37,6 +37,14 @@ TEST(PreemptionSimulateTest, Example) {
     pods[Str(p, "pod")] = {Str(p, "node"), Str(p, "message")};
   }
   EXPECT_EQ(pods["apps/critical"].first, "node-1") << json;
+  // The attempt that preempted, as upstream v1.37 words it.
+  for (const auto& p : out->Find("pods")->AsArray()) {
+    if (Str(p, "pod") != "apps/critical") continue;
+    EXPECT_EQ(Str(p, "failedScheduling"),
+              "0/3 nodes are available: 3 Insufficient cpu. preemption: found a potential "
+              "placement for pod on node node-1, preempting 1 victims")
+        << json;
+  }
   EXPECT_EQ(pods["apps/filler"].first, "") << json;
   EXPECT_EQ(pods["apps/filler"].second,
             "0/3 nodes are available: 3 Insufficient cpu. preemption: 0/3 nodes are available: 3 "

@@ -104,8 +104,10 @@ TEST_F(SimulateTest, GatedPodsAppearOnceWithTheGateMessage) {
   ASSERT_EQ(pods.size(), 2u);
   EXPECT_EQ(Str(pods[0], "pod"), "ns/free");
   EXPECT_EQ(Str(pods[1], "pod"), "ns/gated");
-  EXPECT_EQ(Str(pods[1], "status"), "Unschedulable");
-  EXPECT_EQ(Str(pods[1], "message"), "waiting for scheduling gates: [wait/me]");
+  // The API server's PodScheduled=False (reason SchedulingGated) message; the scheduler itself
+  // records no FailedScheduling for a gated pod.
+  EXPECT_EQ(Str(pods[1], "status"), "Gated");
+  EXPECT_EQ(Str(pods[1], "message"), "Scheduling is blocked due to non-empty scheduling gates");
 }
 
 TEST_F(SimulateTest, HostPortsOfAnAssumedPodBlockTheNextPod) {
