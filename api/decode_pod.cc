@@ -1,5 +1,6 @@
 // Pod decoding (v1.Pod): the spec fields the scheduler's plugins read, with the API server's
-// validation for enums, ports, tolerations and affinity terms.
+// validation for enums, ports, tolerations and affinity terms, and the status fields the
+// scheduler reads (conditions, and the resources of an in-place resize).
 
 #include <algorithm>
 #include <vector>
@@ -192,6 +193,42 @@ Ok DecodePodCondition(const Reader& in, PodCondition* out) {
   return in.String("message", &out->message);
 }
 
+// An optional resource map: nullopt when absent or null (Go's nil map), else the decoded list.
+Ok OptResources(const Reader& in, std::string_view key, std::optional<ResourceList>* out) {
+  if (in.Get(key) == nullptr) return Ok();
+  ResourceList list;
+  BERTH_RETURN_IF_ERROR(in.Resources(key, &list));
+  *out = std::move(list);
+  return Ok();
+}
+
+// The in-place-resize fields of a container status (the rest is the kubelet's business).
+Ok DecodeContainerStatus(const Reader& in, ContainerStatus* out) {
+  BERTH_RETURN_IF_ERROR(in.String("name", &out->name));
+  BERTH_RETURN_IF_ERROR(OptResources(in, "allocatedResources", &out->allocated_resources));
+  BERTH_ASSIGN_OR_RETURN(Reader resources, in.Child("resources"));
+  return OptResources(resources, "requests", &out->resources_requests);
+}
+
+Ok DecodePodStatus(const Reader& in, PodStatus* out) {
+  BERTH_RETURN_IF_ERROR(in.String("phase", &out->phase));
+  BERTH_RETURN_IF_ERROR(in.String("nominatedNodeName", &out->nominated_node_name));
+  BERTH_RETURN_IF_ERROR(in.Timestamp("startTime", &out->start_time));
+  BERTH_RETURN_IF_ERROR(in.List("conditions", &out->conditions, DecodePodCondition));
+  BERTH_RETURN_IF_ERROR(
+      in.List("containerStatuses", &out->container_statuses, DecodeContainerStatus));
+  BERTH_RETURN_IF_ERROR(
+      in.List("initContainerStatuses", &out->init_container_statuses, DecodeContainerStatus));
+  BERTH_RETURN_IF_ERROR(OptResources(in, "allocatedResources", &out->allocated_resources));
+  BERTH_ASSIGN_OR_RETURN(Reader resources, in.Child("resources"));
+  if (!resources.present()) return Ok();
+  PodStatusResources r;
+  BERTH_RETURN_IF_ERROR(OptResources(resources, "requests", &r.requests));
+  BERTH_RETURN_IF_ERROR(OptResources(resources, "limits", &r.limits));
+  out->resources = std::move(r);
+  return Ok();
+}
+
 Ok DecodePodSpec(const Reader& in, PodSpec* out) {
   BERTH_RETURN_IF_ERROR(in.String("nodeName", &out->node_name));
   BERTH_RETURN_IF_ERROR(in.String("schedulerName", &out->scheduler_name));
@@ -213,6 +250,8 @@ Ok DecodePodSpec(const Reader& in, PodSpec* out) {
   BERTH_RETURN_IF_ERROR(in.OptBool("hostUsers", &out->host_users));
   BERTH_RETURN_IF_ERROR(
       in.List("ephemeralContainers", &out->ephemeral_containers, DecodeContainerCommon));
+  BERTH_ASSIGN_OR_RETURN(Reader resources, in.Child("resources"));
+  BERTH_RETURN_IF_ERROR(internal::DecodeResourceRequirements(resources, &out->resources));
   return in.Bool("hostNetwork", &out->host_network);
 }
 
@@ -228,10 +267,7 @@ Ok DecodePodInto(const Reader& root, Pod* out) {
     }
   }
   BERTH_ASSIGN_OR_RETURN(Reader status, root.Child("status"));
-  BERTH_RETURN_IF_ERROR(status.String("phase", &out->status.phase));
-  BERTH_RETURN_IF_ERROR(status.String("nominatedNodeName", &out->status.nominated_node_name));
-  BERTH_RETURN_IF_ERROR(status.Timestamp("startTime", &out->status.start_time));
-  return status.List("conditions", &out->status.conditions, DecodePodCondition);
+  return DecodePodStatus(status, &out->status);
 }
 
 }  // namespace

@@ -212,6 +212,9 @@ struct PodSpec {
   std::optional<bool> host_users;  // spec.hostUsers; false asks for a user namespace
   // spec.ephemeralContainers, decoded as containers (only what NodeDeclaredFeatures reads matters).
   std::vector<Container> ephemeral_containers;
+  // spec.resources: pod-level requests/limits (PodLevelResources). Only cpu, memory and
+  // hugepages-* take part in scheduling (scheduler/framework/pod_requests.h).
+  ResourceRequirements resources;
 };
 
 struct PodCondition {
@@ -221,11 +224,30 @@ struct PodCondition {
   std::string message;
 };
 
+// The in-place-resize fields of a status.containerStatuses[] / initContainerStatuses[] entry. An
+// absent (or null) map stays nullopt, as Go's nil; the difference matters to PodRequests.
+struct ContainerStatus {
+  std::string name;
+  std::optional<ResourceList> allocated_resources;  // allocatedResources
+  std::optional<ResourceList> resources_requests;   // resources.requests
+};
+
+// status.resources of a pod (the pod-level resources the kubelet actuated). Absent maps stay
+// nullopt (Go's nil).
+struct PodStatusResources {
+  std::optional<ResourceList> requests;
+  std::optional<ResourceList> limits;
+};
+
 struct PodStatus {
   std::string phase;  // Pending, Running, Succeeded, Failed, Unknown
   std::string nominated_node_name;
   std::vector<PodCondition> conditions;
   std::optional<Time> start_time;  // status.startTime (preemption prefers younger victims)
+  std::vector<ContainerStatus> container_statuses;
+  std::vector<ContainerStatus> init_container_statuses;
+  std::optional<ResourceList> allocated_resources;  // status.allocatedResources (pod level)
+  std::optional<PodStatusResources> resources;      // status.resources (pod level)
 };
 
 struct Pod {

@@ -1,6 +1,7 @@
 // Informer event handlers: keep the cache and the queue in step with the cluster (upstream's
 // pkg/scheduler/eventhandlers.go).
 
+#include "scheduler/framework/pod_requests.h"
 #include "scheduler/scheduler.h"
 
 namespace berth::scheduler {
@@ -117,6 +118,7 @@ void Scheduler::UpdatePod(const api::Pod& old_pod, std::shared_ptr<const api::Po
     }
     uint32_t bits = action::kUpdatePodOther;
     if (old_pod.metadata.labels != pod->metadata.labels) bits |= action::kUpdatePodLabel;
+    if (framework::PodRequestsScaledDown(old_pod, *pod)) bits |= action::kUpdatePodScaleDown;
     cache_.UpdatePod(old_pod, framework::MakePodInfo(std::move(pod)));
     queue_->MoveAllToActiveOrBackoffQueue(
         ClusterEvent{EventResource::kAssignedPod, bits, "AssignedPodUpdate"}, &old_pod, raw);

@@ -4,12 +4,13 @@
 // calculateResourceAllocatableRequest), shared by NodeResourcesFit's scoring (useRequested =
 // false: cpu and memory with the non-zero defaults) and NodeResourcesBalancedAllocation
 // (useRequested = true: plain requests).
-// Pure functions over immutable inputs; safe from any worker thread; they allocate nothing (they
-// run per node in Score).
+// Pure functions over immutable inputs; safe from any worker thread; per node (Score) they
+// allocate nothing.
 
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "scheduler/framework/node_info.h"
 #include "scheduler/framework/pod_info.h"
@@ -34,15 +35,20 @@ inline ScoredResource MakeScoredResource(std::string name, int64_t weight) {
   return ScoredResource{std::move(name), weight, kind};
 }
 
+// For a pod with pod-level requests, the scorers' non-zero cpu/memory (which differ from the
+// cache's in one corner, see pod_requests.h); else the PodInfo's. Allocates only in that case.
+std::pair<int64_t, int64_t> ScoringNonZeroRequests(const framework::PodInfo& pod);
+
 // Upstream's calculatePodResourceRequest: with use_requested, the pod's plain request; without,
-// cpu and memory use the non-zero defaults (100m / 200Mi for a container that sets none).
+// cpu and memory use the non-zero defaults (100m / 200Mi for a container that sets none). In-place
+// resize and pod-level resources count, as in the cache (framework/pod_requests.h).
 inline int64_t PodRequest(const ScoredResource& r, const framework::PodInfo& pod,
                           bool use_requested) {
   switch (r.kind) {
     case ResourceKind::kCpu:
-      return use_requested ? pod.requests.milli_cpu : pod.non_zero_cpu;
+      return use_requested ? pod.requests.milli_cpu : ScoringNonZeroRequests(pod).first;
     case ResourceKind::kMemory:
-      return use_requested ? pod.requests.memory : pod.non_zero_memory;
+      return use_requested ? pod.requests.memory : ScoringNonZeroRequests(pod).second;
     case ResourceKind::kEphemeralStorage:
       return pod.requests.ephemeral_storage;
     case ResourceKind::kScalar:
@@ -53,34 +59,34 @@ inline int64_t PodRequest(const ScoredResource& r, const framework::PodInfo& pod
   return 0;
 }
 
-// Upstream's calculateResourceAllocatableRequest: the node's allocatable and its requested amount
-// plus `pod_request` (with use_requested the node's plain requests, else its non-zero aggregate
-// for cpu and memory). False when the resource takes no part in this node's score: allocatable
-// is 0, the resource is unknown, or it is a scalar resource the pod does not request.
-inline bool AllocatableAndRequested(const ScoredResource& r, const framework::NodeInfo& node,
+// Upstream's calculateResourceAllocatableRequest: the node's allocatable and what its pods already
+// request (with use_requested the node's plain requests, else its non-zero aggregate for cpu and
+// memory); the caller adds the pod's request. False when the resource takes no part in this
+// node's score: allocatable is 0, the resource is unknown, or it is a scalar resource the pod does
+// not request (`pod_request` == 0).
+inline bool AllocatableAndAllocated(const ScoredResource& r, const framework::NodeInfo& node,
                                     int64_t pod_request, bool use_requested, int64_t* alloc,
-                                    int64_t* req) {
+                                    int64_t* allocated) {
   const framework::Resource& a = node.allocatable();
   const framework::Resource& requested = node.requested();
   switch (r.kind) {
     case ResourceKind::kCpu:
       *alloc = a.milli_cpu;
-      *req =
-          (use_requested ? requested.milli_cpu : node.non_zero_requested().milli_cpu) + pod_request;
+      *allocated = use_requested ? requested.milli_cpu : node.non_zero_requested().milli_cpu;
       break;
     case ResourceKind::kMemory:
       *alloc = a.memory;
-      *req = (use_requested ? requested.memory : node.non_zero_requested().memory) + pod_request;
+      *allocated = use_requested ? requested.memory : node.non_zero_requested().memory;
       break;
     case ResourceKind::kEphemeralStorage:
       *alloc = a.ephemeral_storage;
-      *req = requested.ephemeral_storage + pod_request;
+      *allocated = requested.ephemeral_storage;
       break;
     case ResourceKind::kScalar:
       // An extended resource the pod does not ask for does not count.
       if (pod_request == 0) return false;
       *alloc = a.Scalar(r.name);
-      *req = requested.Scalar(r.name) + pod_request;
+      *allocated = requested.Scalar(r.name);
       break;
     case ResourceKind::kOther:
       return false;

@@ -1,5 +1,6 @@
 #include "plugins/node_resources_balanced_allocation/node_resources_balanced_allocation.h"
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <string>
@@ -40,9 +41,34 @@ int64_t PodRequest(const Spec& spec, const framework::PodInfo& pod) {
   return common::PodRequest(spec, pod, kUseRequested);
 }
 
-bool AllocatableAndRequested(const Spec& spec, const framework::NodeInfo& node, int64_t pod_request,
-                             int64_t* alloc, int64_t* req) {
-  return common::AllocatableAndRequested(spec, node, pod_request, kUseRequested, alloc, req);
+// Upstream's balancedResourceScore: int((1 - std) * 100) over the fractions `fraction(i, &f)`
+// yields (false: resource i takes no part). Two passes (mean, then deviation) keep the hot path
+// allocation-free while summing in upstream's order.
+template <typename F>
+int64_t BalanceScore(size_t n_resources, const F& fraction) {
+  double total = 0, first = 0, second = 0;
+  int n = 0;
+  for (size_t i = 0; i < n_resources; ++i) {
+    double f;
+    if (!fraction(i, &f)) continue;
+    if (n == 0) first = f;
+    if (n == 1) second = f;
+    total += f;
+    ++n;
+  }
+  double std_dev = 0;
+  if (n == 2) {
+    std_dev = std::abs((first - second) / 2);
+  } else if (n > 2) {
+    const double mean = total / n;
+    double sum = 0;
+    for (size_t i = 0; i < n_resources; ++i) {
+      double f;
+      if (fraction(i, &f)) sum += (f - mean) * (f - mean);
+    }
+    std_dev = std::sqrt(sum / n);
+  }
+  return static_cast<int64_t>((1 - std_dev) * static_cast<double>(framework::kMaxNodeScore));
 }
 
 class BalancedAllocation final : public framework::PreScorePlugin, public framework::ScorePlugin {
@@ -79,37 +105,25 @@ class BalancedAllocation final : public framework::PreScorePlugin, public framew
       for (size_t i = 0; i < specs_.size() && best_effort; ++i) best_effort = request(i) == 0;
       if (best_effort) return Status();
     }
-    // Two passes over the fractions (mean, then deviation) keep the hot path allocation-free
-    // while summing in the same order as upstream.
-    auto fraction = [&](size_t i, double* f) {
-      int64_t alloc = 0, req = 0;
-      if (!AllocatableAndRequested(specs_[i], node, request(i), &alloc, &req)) return false;
-      *f = std::min(1.0, static_cast<double>(req) / static_cast<double>(alloc));
-      return true;
+    // Upstream v1.37's balancedResourceScorer: how much placing the pod improves the node's
+    // balance. Both scores lie in [50, 100], so the result stays in [50, 100]: 75 for no change.
+    auto fraction = [&](bool with_pod) {
+      return [&, with_pod](size_t i, double* f) {
+        int64_t alloc = 0, allocated = 0;
+        const int64_t pod_request = request(i);
+        if (!common::AllocatableAndAllocated(specs_[i], node, pod_request, kUseRequested, &alloc,
+                                             &allocated)) {
+          return false;
+        }
+        const int64_t used = with_pod ? allocated + pod_request : allocated;
+        *f = std::min(1.0, static_cast<double>(used) / static_cast<double>(alloc));
+        return true;
+      };
     };
-    double total = 0, first = 0, second = 0;
-    int n = 0;
-    for (size_t i = 0; i < specs_.size(); ++i) {
-      double f;
-      if (!fraction(i, &f)) continue;
-      if (n == 0) first = f;
-      if (n == 1) second = f;
-      total += f;
-      ++n;
-    }
-    double std_dev = 0;
-    if (n == 2) {
-      std_dev = std::abs((first - second) / 2);
-    } else if (n > 2) {
-      const double mean = total / n;
-      double sum = 0;
-      for (size_t i = 0; i < specs_.size(); ++i) {
-        double f;
-        if (fraction(i, &f)) sum += (f - mean) * (f - mean);
-      }
-      std_dev = std::sqrt(sum / n);
-    }
-    *score = static_cast<int64_t>((1 - std_dev) * static_cast<double>(framework::kMaxNodeScore));
+    const int64_t score_with = BalanceScore(specs_.size(), fraction(true));
+    const int64_t score_without = BalanceScore(specs_.size(), fraction(false));
+    constexpr int64_t kHalf = framework::kMaxNodeScore / 2;
+    *score = kHalf + (kHalf + score_with - score_without) / 2;
     return Status();
   }
 

@@ -7,6 +7,7 @@
 #include "plugins/node_resources_fit/args.h"
 #include "plugins/node_resources_fit/scoring.h"
 #include "scheduler/framework/plugin.h"
+#include "scheduler/framework/pod_requests.h"
 #include "scheduler/framework/resource.h"
 
 namespace berth::plugins::node_resources_fit {
@@ -74,7 +75,9 @@ const T* As(const framework::EventObject& o) {
   return p != nullptr ? *p : nullptr;
 }
 
-// Upstream's isSchedulableAfterPodEvent (InPlacePodVerticalScaling on, as v1.34's default).
+// Upstream's isSchedulableAfterAssignedPodDelete / isSchedulableAfterTargetPodScaleDown /
+// isSchedulableAfterAssignedPodScaleDown (InPlacePodVerticalScaling is GA): requests compared
+// with in-place resize and pod-level resources counted (framework::PodRequests).
 framework::QueueingHint HintAfterPodEvent(const api::Pod& pod,
                                           const framework::EventObject& old_obj,
                                           const framework::EventObject& new_obj) {
@@ -114,7 +117,8 @@ framework::QueueingHint HintAfterNodeChange(const api::Pod& pod,
   const api::Node* original = As<api::Node>(old_obj);
   const api::Node* modified = As<api::Node>(new_obj);
   if (modified == nullptr) return framework::QueueingHint::kQueue;
-  const framework::Resource req = framework::PodRequests(pod);
+  // isFit and haveAnyRequestedResourcesIncreased use computePodResourceRequest (spec only).
+  const framework::Resource req = framework::PodSpecRequests(pod);
   const framework::Resource now = framework::Resource::FromList(modified->status.allocatable);
   if (!FitsEmptyNode(req, now)) return framework::QueueingHint::kQueueSkip;
   if (original == nullptr) return framework::QueueingHint::kQueue;
@@ -151,7 +155,9 @@ class Fit final : public framework::PreFilterPlugin,
                    const std::vector<const framework::NodeInfo*>&,
                    framework::PreFilterResult*) const override {
     auto s = std::make_unique<PreFilterState>();
-    const framework::Resource& r = pod.requests;
+    // Upstream's computePodResourceRequest: the spec's requests (pod level included), not the
+    // status resources the cache counts for a running pod.
+    const framework::Resource r = framework::PodSpecRequests(pod.Pod());
     s->milli_cpu = r.milli_cpu;
     s->memory = r.memory;
     s->ephemeral_storage = r.ephemeral_storage;

@@ -1,7 +1,9 @@
 #pragma once
-// NodeResourcesFit (upstream's noderesources.Fit, v1.34 semantics).
-//   PreFilter: records the pod's requests (upstream's computePodResourceRequest) with the ignored
-//              extended resources already dropped.
+// NodeResourcesFit (upstream's noderesources.Fit, v1.37 semantics; DRA extended resources
+// (DRAExtendedResource) are not implemented: an extended resource no node advertises simply fails).
+//   PreFilter: records the pod's requests (upstream's computePodResourceRequest: spec requests,
+//              pod-level spec.resources.requests replacing the container sums for cpu / memory /
+//              hugepages, overhead added) with the ignored extended resources already dropped.
 //   Filter:    per node, one reason per failing resource, in this order: kErrReasonTooManyPods,
 //              "Insufficient cpu", "Insufficient memory", "Insufficient ephemeral-storage",
 //              "Insufficient <name>" for scalar resources (sorted by name). A resource fails when

@@ -48,10 +48,11 @@ int64_t ResourceScorer::Score(const framework::NodeInfo& node, const framework::
   for (size_t i = 0; i < resources_.size(); ++i) {
     const common::ScoredResource& e = resources_[i];
     const int64_t pod_request = pod_requests != nullptr ? pod_requests[i] : PodRequest(i, pod);
-    int64_t alloc = 0, req = 0;
-    if (!common::AllocatableAndRequested(e, node, pod_request, kUseRequested, &alloc, &req)) {
+    int64_t alloc = 0, allocated = 0;
+    if (!common::AllocatableAndAllocated(e, node, pod_request, kUseRequested, &alloc, &allocated)) {
       continue;
     }
+    const int64_t req = allocated + pod_request;
     int64_t s = 0;
     switch (strategy_) {
       case ScoringStrategyType::kLeastAllocated:

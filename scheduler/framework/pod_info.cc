@@ -1,15 +1,17 @@
 #include "scheduler/framework/pod_info.h"
 
+#include "scheduler/framework/pod_requests.h"
+
 namespace berth::framework {
 
 PodInfoPtr MakePodInfo(std::shared_ptr<const api::Pod> pod) {
   auto info = std::make_shared<PodInfo>();
   const api::Pod& p = *pod;
   info->key = p.metadata.namespace_ + "/" + p.metadata.name;
-  info->requests = PodRequests(p);
-  auto [cpu, mem] = PodNonZeroRequests(p);
-  info->non_zero_cpu = cpu;
-  info->non_zero_memory = mem;
+  PodResource resource = CalculatePodResource(p);
+  info->requests = std::move(resource.requests);
+  info->non_zero_cpu = resource.non_zero_cpu;
+  info->non_zero_memory = resource.non_zero_memory;
   // Host ports of app containers (upstream counts only spec.containers; init containers'
   // ports are ignored by NodePorts).
   for (const auto& c : p.spec.containers) {

@@ -21,6 +21,8 @@ struct HostPort {
 struct PodInfo {
   std::shared_ptr<const api::Pod> pod;
   std::string key;  // "namespace/name"
+  // Upstream's PodInfo.CalculateResource (pod_requests.h): what the pod holds on its node, in-place
+  // resize and pod-level resources included; NodeInfo aggregates these.
   Resource requests;
   int64_t non_zero_cpu = 0;  // milli
   int64_t non_zero_memory = 0;

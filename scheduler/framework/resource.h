@@ -38,13 +38,6 @@ struct Resource {
   bool operator==(const Resource&) const = default;
 };
 
-// Upstream's resource.PodRequests: containers summed, init containers (restartable sidecars
-// accumulate and run alongside) maxed in, overhead added.
-Resource PodRequests(const api::Pod& pod);
-// Same, but a container that requests no CPU / memory counts as 100m / 200Mi (scoring only).
-// Returns {milli_cpu, memory}.
-std::pair<int64_t, int64_t> PodNonZeroRequests(const api::Pod& pod);
-
 // Extended resources: a name with a domain prefix that is not kubernetes.io/ (e.g. nvidia.com/gpu),
 // or requests.* / hugepages-* names are treated as scalar resources.
 bool IsScalarResourceName(std::string_view name);

@@ -123,7 +123,8 @@ bool SpecEq(const api::PodSpec& a, const api::PodSpec& b) {
          a.priority == b.priority && a.priority_class_name == b.priority_class_name &&
          a.preemption_policy == b.preemption_policy && a.scheduling_gates == b.scheduling_gates &&
          Eq(a.topology_spread_constraints, b.topology_spread_constraints) &&
-         Eq(a.volumes, b.volumes) && a.host_network == b.host_network;
+         Eq(a.volumes, b.volumes) && a.host_network == b.host_network &&
+         a.resources.requests == b.resources.requests && a.resources.limits == b.resources.limits;
 }
 
 }  // namespace

@@ -304,6 +304,57 @@ TEST(DecodePodTest, RealisticPod) {
   EXPECT_EQ(pod.status.conditions[0].reason, "Unschedulable");
 }
 
+// Pod-level resources and the status of an in-place resize (what PodRequests reads).
+TEST(DecodePodTest, PodLevelResourcesAndResizeStatus) {
+  auto pod = DecodePod(Yaml(R"(
+kind: Pod
+metadata: {name: p}
+spec:
+  resources:
+    requests: {cpu: "2", memory: 1Gi}
+    limits: {cpu: "4"}
+  containers:
+  - name: app
+    resources: {requests: {cpu: "1"}}
+  initContainers:
+  - name: proxy
+    restartPolicy: Always
+status:
+  conditions:
+  - {type: PodResizePending, status: "True", reason: Infeasible}
+  allocatedResources: {cpu: "3"}
+  resources:
+    requests: {cpu: 3500m}
+  containerStatuses:
+  - name: app
+    allocatedResources: {cpu: 1500m}
+    resources:
+      requests: {cpu: 1200m}
+      limits: {cpu: "2"}
+  initContainerStatuses:
+  - name: proxy
+    resources: {}
+)"));
+  ASSERT_TRUE(pod.ok()) << pod.error();
+  EXPECT_EQ(Milli(pod->spec.resources.requests, "cpu"), 2000);
+  EXPECT_EQ(Milli(pod->spec.resources.limits, "cpu"), 4000);
+  ASSERT_TRUE(pod->status.allocated_resources.has_value());
+  EXPECT_EQ(Milli(*pod->status.allocated_resources, "cpu"), 3000);
+  ASSERT_TRUE(pod->status.resources.has_value());
+  ASSERT_TRUE(pod->status.resources->requests.has_value());
+  EXPECT_EQ(Milli(*pod->status.resources->requests, "cpu"), 3500);
+  EXPECT_FALSE(pod->status.resources->limits.has_value());
+  ASSERT_EQ(pod->status.container_statuses.size(), 1u);
+  const ContainerStatus& app = pod->status.container_statuses[0];
+  EXPECT_EQ(app.name, "app");
+  EXPECT_EQ(Milli(*app.allocated_resources, "cpu"), 1500);
+  EXPECT_EQ(Milli(*app.resources_requests, "cpu"), 1200);
+  ASSERT_EQ(pod->status.init_container_statuses.size(), 1u);
+  // Absent maps stay absent (Go's nil), which PodRequests tells apart from empty ones.
+  EXPECT_FALSE(pod->status.init_container_statuses[0].allocated_resources.has_value());
+  EXPECT_FALSE(pod->status.init_container_statuses[0].resources_requests.has_value());
+}
+
 TEST(DecodePodTest, Defaults) {
   auto pod = DecodePod(Yaml("kind: Pod\nmetadata: {name: p}\nspec:\n  schedulerName: null\n"));
   ASSERT_TRUE(pod.ok()) << pod.error();
@@ -614,6 +665,17 @@ INSTANTIATE_TEST_SUITE_P(
                   PodWith("  containers:\n  - name: c\n    resources: {limits: {memory: 1e30}}\n"),
                   "Pod default/web-1: spec.containers[0].resources.limits.memory: quantity "
                   "\"1e+30\" is too large"},
+        ErrorCase{"bad pod-level quantity", PodWith("  resources: {requests: {memory: 1Qi}}\n"),
+                  "Pod default/web-1: spec.resources.requests.memory: invalid quantity \"1Qi\""},
+        ErrorCase{"bad container status quantity",
+                  std::string(kPodHead) +
+                      "status:\n  containerStatuses:\n  - name: c\n    allocatedResources: "
+                      "{cpu: x}\n",
+                  "Pod default/web-1: status.containerStatuses[0].allocatedResources.cpu: invalid "
+                  "quantity \"x\""},
+        ErrorCase{"bad pod status resources",
+                  std::string(kPodHead) + "status:\n  resources: {requests: [1]}\n",
+                  "Pod default/web-1: status.resources.requests: expected object, got array"},
         ErrorCase{"quantity of wrong type", PodWith("  overhead: {cpu: [1]}\n"),
                   "Pod default/web-1: spec.overhead.cpu: expected quantity (string or number), got "
                   "array"},

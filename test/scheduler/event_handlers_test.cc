@@ -213,6 +213,8 @@ const ClusterEvent kAssignedPodAdd{EventResource::kAssignedPod, action::kAdd, "A
 const ClusterEvent kAssignedPodDelete{EventResource::kAssignedPod, action::kDelete,
                                       "AssignedPodDelete"};
 const ClusterEvent kPodAdd{EventResource::kPod, action::kAdd, "PodAdd"};
+const ClusterEvent kAssignedPodScaleDown{EventResource::kAssignedPod, action::kUpdatePodScaleDown,
+                                         "AssignedPodUpdate"};
 
 void UpdateN1(SchedulerHarness& h, const std::function<void(MakeNode&)>& change) {
   MakeNode updated("n1");
@@ -320,7 +322,27 @@ INSTANTIATE_TEST_SUITE_P(
                            ASSERT_EQ(h.queue().Counts().unschedulable, 1) << "Add not registered";
                            h.sched().DeletePod(*other);
                          },
-                         true}),
+                         true},
+        // An assigned pod whose requests shrink frees room (upstream's UpdatePodScaleDown).
+        ClusterEventCase{"AssignedPodScaleDown",
+                         {{kAssignedPodScaleDown, nullptr}},
+                         [](SchedulerHarness& h) {
+                           auto other = h.Submit(MakePod("other").Node("n1").Req({{"cpu", "2"}}));
+                           ASSERT_EQ(h.queue().Counts().unschedulable, 1) << "Add not registered";
+                           auto smaller = MakePod("other").Node("n1").Req({{"cpu", "1"}}).Ptr();
+                           h.sched().UpdatePod(*other, smaller);
+                         },
+                         true},
+        ClusterEventCase{
+            "AssignedPodUpdateWithoutScaleDown",
+            {{kAssignedPodScaleDown, nullptr}},
+            [](SchedulerHarness& h) {
+              auto other = h.Submit(MakePod("other").Node("n1").Req({{"cpu", "2"}}));
+              auto relabelled =
+                  MakePod("other").Node("n1").Req({{"cpu", "2"}}).Label("a", "b").Ptr();
+              h.sched().UpdatePod(*other, relabelled);
+            },
+            false}),
     [](const ::testing::TestParamInfo<ClusterEventCase>& info) { return info.param.name; });
 
 TEST(EventHandlersTest, PodMovedByANodeEventIsScheduledAfterItsBackoff) {

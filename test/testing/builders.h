@@ -96,6 +96,11 @@ class MakePod {
     pod_.spec.overhead = MakeList(o);
     return *this;
   }
+  // spec.resources.requests (pod-level resources).
+  MakePod& PodReq(ResPairs requests) {
+    pod_.spec.resources.requests = MakeList(requests);
+    return *this;
+  }
   MakePod& Image(std::string image) {
     api::Container c;
     c.name = "c" + std::to_string(pod_.spec.containers.size());

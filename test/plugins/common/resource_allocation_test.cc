@@ -30,19 +30,38 @@ TEST(ResourceAllocationTest, PodRequestNonZeroDefaultsOnlyWithoutUseRequested) {
   EXPECT_EQ(PodRequest(memory, *pod, /*use_requested=*/false), 200 * 1024 * 1024);
 }
 
-TEST(ResourceAllocationTest, AllocatableAndRequested) {
+TEST(ResourceAllocationTest, AllocatableAndAllocated) {
   auto running = MakePod("running").Req({{"cpu", "1"}}).Info();
   auto node = MakeNode("n").Capacity({{"cpu", "4"}, {"memory", "8Gi"}}).Info({running});
   int64_t alloc = 0, req = 0;
-  ASSERT_TRUE(AllocatableAndRequested(MakeScoredResource("cpu", 1), node, 500, true, &alloc, &req));
+  ASSERT_TRUE(AllocatableAndAllocated(MakeScoredResource("cpu", 1), node, 500, true, &alloc, &req));
   EXPECT_EQ(alloc, 4000);
-  EXPECT_EQ(req, 1500);
+  EXPECT_EQ(req, 1000);
+  // Without use_requested the node's non-zero aggregate counts (the running pod sets no memory).
+  ASSERT_TRUE(
+      AllocatableAndAllocated(MakeScoredResource("memory", 1), node, 0, false, &alloc, &req));
+  EXPECT_EQ(req, 200 * 1024 * 1024);
   // An extended resource the pod does not request, or one the node lacks, takes no part.
-  EXPECT_FALSE(AllocatableAndRequested(MakeScoredResource("example.com/gpu", 1), node, 0, true,
+  EXPECT_FALSE(AllocatableAndAllocated(MakeScoredResource("example.com/gpu", 1), node, 0, true,
                                        &alloc, &req));
-  EXPECT_FALSE(AllocatableAndRequested(MakeScoredResource("example.com/gpu", 1), node, 1, true,
+  EXPECT_FALSE(AllocatableAndAllocated(MakeScoredResource("example.com/gpu", 1), node, 1, true,
                                        &alloc, &req));
-  EXPECT_FALSE(AllocatableAndRequested(MakeScoredResource("pods", 1), node, 1, true, &alloc, &req));
+  EXPECT_FALSE(AllocatableAndAllocated(MakeScoredResource("pods", 1), node, 1, true, &alloc, &req));
+}
+
+// Pod-level requests replace the container sums; the scorers' non-zero defaults fill only what
+// neither sets.
+TEST(ResourceAllocationTest, PodRequestHonoursPodLevelRequests) {
+  auto pod = MakePod("p").Req({{"cpu", "100m"}}).Req({}).Info();
+  api::Pod with_pod_level = pod->Pod();
+  with_pod_level.spec.resources.requests["cpu"] = api::Quantity::FromMilli(2000);
+  auto info = framework::MakePodInfo(std::make_shared<const api::Pod>(with_pod_level));
+  const ScoredResource cpu = MakeScoredResource("cpu", 1);
+  const ScoredResource memory = MakeScoredResource("memory", 1);
+  EXPECT_EQ(PodRequest(cpu, *info, /*use_requested=*/true), 2000);
+  EXPECT_EQ(PodRequest(cpu, *info, /*use_requested=*/false), 2000);
+  EXPECT_EQ(PodRequest(memory, *info, /*use_requested=*/true), 0);
+  EXPECT_EQ(PodRequest(memory, *info, /*use_requested=*/false), 2 * 200 * 1024 * 1024);
 }
 
 }  // namespace

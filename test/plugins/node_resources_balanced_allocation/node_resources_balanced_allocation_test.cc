@@ -27,11 +27,9 @@ MakeNode Node(const std::string& name, int64_t milli_cpu, int64_t memory, int64_
   return b;
 }
 
+// upstream's cpuOnly / cpuAndMemory / cpuAndMemoryAndGpu requests, two containers each.
 framework::PodInfoPtr CpuOnly() {
-  return MakePod("cpu-only")
-      .Req({{"cpu", "1000m"}, {"memory", "0"}})
-      .Req({{"cpu", "2000m"}, {"memory", "0"}})
-      .Info();
+  return MakePod("cpu-only").Req({{"cpu", "1000m"}}).Req({{"cpu", "2000m"}}).Info();
 }
 framework::PodInfoPtr CpuAndMemory() {
   return MakePod("cpu-mem")
@@ -100,55 +98,98 @@ void RunCase(const Case& c) {
   }
 }
 
-// Upstream's TestNodeResourcesBalancedAllocation cases that score a pod with requests.
+// Upstream v1.37.2's TestNodeResourcesBalancedAllocation (the cases without DRA): the score is
+// 50 + (50 + balance with the pod - balance without it) / 2.
 TEST(BalancedAllocation, UpstreamTable) {
   std::vector<Case> cases;
-  // cpu 3000/4000 = .75, mem 5000/10000 = .5 -> std .125 -> 87; node2 .5/.5 -> 100.
+  // node1 cpu 0 -> .75, mem 0 -> .5: 100 -> 87 = 68; node2 .5/.5: 100 -> 100 = 75.
   cases.push_back({"nothing scheduled, resources requested, differently sized nodes",
                    CpuAndMemory(),
                    {Node("node1", 4000, 10000).Info(), Node("node2", 6000, 10000).Info()},
-                   {87, 100}});
-  // node1 cpu .6 mem .25 -> 82; node2 cpu .6 mem .5 -> 95.
+                   {68, 75}});
+  // node1 cpu .3 -> .6, mem 0 -> .25: 85 -> 82 = 73; node2 .3/.25 -> .6/.5: 97 -> 95 = 74.
   cases.push_back({"resources requested, pods scheduled with resources",
                    CpuAndMemory(),
                    {Node("node1", 10000, 20000).Info({CpuOnly()}),
                     Node("node2", 10000, 20000).Info({CpuAndMemory()})},
-                   {82, 95}});
-  // node2 memory 10000/50000 = .2 -> 80.
+                   {73, 74}});
+  // node2 memory .1 -> .2: 90 -> 80 = 70.
   cases.push_back({"resources requested, pods scheduled with resources, differently sized nodes",
                    CpuAndMemory(),
                    {Node("node1", 10000, 20000).Info({CpuOnly()}),
                     Node("node2", 10000, 50000).Info({CpuAndMemory()})},
-                   {82, 80}});
-  // node1 cpu 6000/6000 = 1, mem 0 -> 50; node2 cpu 1, mem .5 -> 75.
+                   {73, 70}});
+  // node1 cpu 1, mem 0 -> 1: 50 -> 100 = 100; node2 cpu 0, mem 0 -> 1: 100 -> 50 = 50.
+  cases.push_back(
+      {"resources requested, pods scheduled with resources, nodes to reach min/max score",
+       MakePod("mem").Req({{"memory", "2000"}}).Req({{"memory", "3000"}}).Info(),
+       {Node("node1", 3000, 5000).Info({CpuOnly()}), Node("node2", 3000, 5000).Info()},
+       {100, 50}});
+  // node1 cpu .5 -> 1, mem 0: 75 -> 50 = 62; node2 cpu .5 -> 1, mem .5: 100 -> 75 = 62.
   cases.push_back({"requested resources at node capacity",
                    CpuOnly(),
                    {Node("node1", 6000, 10000).Info({CpuOnly()}),
                     Node("node2", 6000, 10000).Info({CpuAndMemory()})},
-                   {50, 75}});
-  // Three resources: node1 cpu 3000/3500, mem 5000/40000, gpu 4/8 -> 70; node2 gpu 1/8 -> 65.
-  cases.push_back({"include scalar resource on a node for balanced resource allocation",
-                   MakePod("gpu").Req({{"memory", "0"}, {"nvidia.com/gpu", "1"}}).Info(),
-                   {Node("node1", 3500, 40000, 8).Info({CpuAndMemoryAndGPU()}),
-                    Node("node2", 3500, 40000, 8).Info({CpuAndMemory()})},
-                   {70, 65},
-                   {{"cpu", 1}, {"memory", 1}, {"nvidia.com/gpu", 1}}});
+                   {62, 62}});
+  // Three resources: node1 gpu 3/8 -> 4/8: 69 -> 70 = 75; node2 gpu 0 -> 1/8: 62 -> 65 = 76.
+  cases.push_back(
+      {"scalar resource is included in the score computation if pod requests the scalar resource",
+       MakePod("gpu").Req({{"cpu", "0"}, {"memory", "0"}, {"nvidia.com/gpu", "1"}}).Info(),
+       {Node("node1", 3500, 40000, 8).Info({CpuAndMemoryAndGPU()}),
+        Node("node2", 3500, 40000, 8).Info({CpuAndMemory()})},
+       {75, 76},
+       {{"cpu", 1}, {"memory", 1}, {"nvidia.com/gpu", 1}}});
+  // The gpu (not requested) is left out: cpu 0 -> .857, mem 0 -> .125: 100 -> 63 = 56.
+  cases.push_back(
+      {"scalar resource is not included in the score computation if pod doesn't "
+       "request the scalar resource",
+       CpuAndMemory(),
+       {Node("node1", 3500, 40000, 8).Info(), Node("node2", 3500, 40000).Info()},
+       {56, 56},
+       {{"cpu", 1}, {"memory", 1}, {"nvidia.com/gpu", 1}}});
   cases.push_back({"resources requested, pods scheduled with resources if PreScore not called",
                    CpuAndMemory(),
                    {Node("node1", 10000, 20000).Info({CpuOnly()}),
                     Node("node2", 10000, 20000).Info({CpuAndMemory()})},
-                   {82, 95},
+                   {73, 74},
                    {},
                    false});
-  // Plain requests, not the non-zero defaults: a pod with cpu only leaves memory at 0.
-  cases.push_back({"requested values are plain, not non-zero defaulted",
-                   MakePod("c").Req({{"cpu", "1000m"}}).Info(),
-                   {Node("node1", 4000, 10000).Info({MakePod("empty").Req({}).Info()})},
-                   {87}});
   for (const auto& c : cases) RunCase(c);
 }
 
-// Upstream's cases for pods that request nothing: v1.34 skips them in PreScore (best-effort).
+// berth's own cases: plain requests, pod-level resources and in-place resize.
+TEST(BalancedAllocation, RequestsAsUpstreamCountsThem) {
+  std::vector<Case> cases;
+  // Plain requests, not the non-zero defaults: cpu 0 -> .25, memory stays 0: 100 -> 87 = 68.
+  cases.push_back({"requested values are plain, not non-zero defaulted",
+                   MakePod("c").Req({{"cpu", "1000m"}}).Info(),
+                   {Node("node1", 4000, 10000).Info({MakePod("empty").Req({}).Info()})},
+                   {68}});
+  // Pod-level requests (3000m / 5000) replace the container sum: as the first upstream case.
+  cases.push_back({"pod-level requests replace the containers'",
+                   MakePod("plr")
+                       .PodReq({{"cpu", "3000m"}, {"memory", "5000"}})
+                       .Req({{"cpu", "100m"}})
+                       .Req({})
+                       .Info(),
+                   {Node("node1", 4000, 10000).Info(), Node("node2", 6000, 10000).Info()},
+                   {68, 75}});
+  // A running pod being resized holds max(spec, allocated, actual): cpu 3 (allocated), not 1.
+  api::Pod resized = MakePod("resized").Req({{"cpu", "1"}}).Obj();
+  api::ContainerStatus status;
+  status.name = "c0";
+  status.allocated_resources = testing::MakeList({{"cpu", "3"}});
+  resized.status.container_statuses.push_back(status);
+  cases.push_back({"a running pod counts its in-place resize",
+                   CpuAndMemory(),
+                   {Node("node1", 10000, 20000)
+                        .Info({framework::MakePodInfo(std::make_shared<const api::Pod>(resized))})},
+                   {73}});
+  for (const auto& c : cases) RunCase(c);
+}
+
+// Upstream's cases for pods that request nothing: PreScore skips them (best-effort), and Score
+// without PreScore gives 0.
 TEST(BalancedAllocation, BestEffortPodIsSkipped) {
   struct SkipCase {
     std::string name;
@@ -179,11 +220,12 @@ TEST(BalancedAllocation, BestEffortPodIsSkipped) {
   }
 }
 
+// No resource takes part (allocatable 0): both balances are 100, the score is 75.
 TEST(BalancedAllocation, ZeroNodeResources) {
   RunCase({"zero node resources",
            CpuOnly(),
            {MakeNode("node1").Info({CpuOnly()}), MakeNode("node2").Info({CpuAndMemory()})},
-           {100, 100}});
+           {75, 75}});
 }
 
 // Upstream's ValidateNodeResourcesBalancedAllocationArgs.

@@ -321,6 +321,83 @@ TEST(NodeResourcesFitFilter, EnoughRequests) {
   for (const auto& c : cases) RunFilter(c);
 }
 
+// Upstream v1.37.2's enoughPodsTests with pod-level resources (PodLevelResources is on): the
+// pod-level requests replace the container sums for cpu, memory and hugepages.
+TEST(NodeResourcesFitFilter, PodLevelResources) {
+  const auto U = Code::kUnschedulable;
+  const auto UU = Code::kUnschedulableAndUnresolvable;
+  const auto OK = Code::kSuccess;
+  std::vector<FilterCase> cases = {
+      {"both pod-level and container-level resources fit",
+       MakePod("p")
+           .Req({{"cpu", "1m"}, {"memory", "1"}})
+           .PodReq({{"cpu", "1m"}, {"memory", "2"}})
+           .Info(),
+       UsagePod(5, 5),
+       OK,
+       {}},
+      {"pod-level cpu resource not fit",
+       MakePod("p")
+           .Req({{"cpu", "1m"}, {"memory", "1"}})
+           .PodReq({{"cpu", "7m"}, {"memory", "2"}})
+           .Info(),
+       UsagePod(5, 5),
+       U,
+       {"Insufficient cpu"}},
+      {"pod-level memory resource not fit",
+       MakePod("p")
+           .Req({{"cpu", "1m"}, {"memory", "1"}})
+           .PodReq({{"cpu", "3m"}, {"memory", "2"}})
+           .Info(),
+       UsagePod(5, 19),
+       U,
+       {"Insufficient memory"}},
+      {"pod-level hugepages resource fit",
+       MakePod("p").PodReq({{"cpu", "3m"}, {"memory", "2"}, {"hugepages-2Mi", "5"}}).Info(),
+       nullptr,
+       OK,
+       {}},
+      {"both pod-level and container-level hugepages resource fit",
+       MakePod("p")
+           .Req({{"cpu", "1m"}, {"memory", "1"}, {"hugepages-2Mi", "3"}})
+           .PodReq({{"cpu", "3m"}, {"memory", "2"}, {"hugepages-2Mi", "5"}})
+           .Info(),
+       nullptr,
+       OK,
+       {}},
+      {"pod-level hugepages resource not fit",
+       MakePod("p").PodReq({{"cpu", "3m"}, {"memory", "2"}, {"hugepages-2Mi", "10"}}).Info(),
+       nullptr,
+       UU,
+       {"Insufficient hugepages-2Mi"}},
+      {"one pod-level cpu resource fits and all init and non-init containers resources fit",
+       MakePod("p")
+           .Req({{"cpu", "1m"}, {"memory", "1"}})
+           .InitReq({{"cpu", "1m"}, {"memory", "1"}})
+           .PodReq({{"cpu", "3m"}, {"memory", "2"}})
+           .Info(),
+       UsagePod(5, 19),
+       U,
+       {"Insufficient memory"}},
+  };
+  for (const auto& c : cases) RunFilter(c);
+}
+
+// A running pod being resized in place holds max(spec, allocated, actual) on its node (the
+// cache's PodInfo.CalculateResource), so a pending pod sees less room.
+TEST(NodeResourcesFitFilter, RunningPodsCountTheirInPlaceResize) {
+  api::Pod resized = MakePod("resized").Req({{"cpu", "1m"}, {"memory", "1"}}).Obj();
+  api::ContainerStatus status;
+  status.name = "c0";
+  status.allocated_resources = testing::MakeList({{"cpu", "9m"}});
+  resized.status.container_statuses.push_back(status);
+  RunFilter({"allocated 9m of 10m",
+             MakePod("p").Req({{"cpu", "2m"}}).Info(),
+             framework::MakePodInfo(std::make_shared<const api::Pod>(resized)),
+             Code::kUnschedulable,
+             {"Insufficient cpu"}});
+}
+
 TEST(NodeResourcesFitFilter, MissingPreFilterStateIsError) {
   auto p = NewWith(nullptr);
   ASSERT_TRUE(p.ok());

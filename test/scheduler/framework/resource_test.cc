@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -12,7 +11,6 @@ namespace berth::framework {
 namespace {
 
 using testing::MakeList;
-using testing::MakePod;
 
 constexpr int64_t kMi = 1024 * 1024;
 constexpr int64_t kGi = 1024 * kMi;
@@ -124,165 +122,6 @@ TEST(ResourceTest, ScalarSettersKeepNamesSortedAndUnique) {
   EXPECT_EQ(r.scalar[2], (std::pair<std::string, int64_t>{"z.io/c", 9}));
   EXPECT_EQ(r.Get("m.io/b"), 3);
   EXPECT_EQ(r.Get("absent.io/r"), 0);
-}
-
-// Upstream's component-helpers resource TestPodResourceRequests (requests part).
-TEST(PodRequestsTest, UpstreamTable) {
-  struct Case {
-    std::string name;
-    std::function<api::Pod()> pod;
-    int64_t milli_cpu;
-    int64_t memory;
-  };
-  const std::vector<Case> cases = {
-      {"larger init container",
-       [] {
-         return MakePod("p").InitReq({{"cpu", "4"}}).Req({{"cpu", "1"}}).Obj();
-       },
-       4000, 0},
-      {"larger containers",
-       [] {
-         return MakePod("p").InitReq({{"cpu", "2"}}).Req({{"cpu", "2"}}).Req({{"cpu", "3"}}).Obj();
-       },
-       5000, 0},
-      {"pod overhead included",
-       [] {
-         return MakePod("p")
-             .Overhead({{"cpu", "1"}, {"memory", "1Gi"}})
-             .InitReq({{"cpu", "2"}})
-             .Req({{"cpu", "2"}})
-             .Req({{"cpu", "3"}})
-             .Obj();
-       },
-       6000, kGi},
-      {"restartable init container",
-       [] {
-         return MakePod("p").InitReq({{"cpu", "1"}}, true).Req({{"cpu", "1"}}).Obj();
-       },
-       2000, 0},
-      {"multiple restartable init containers",
-       // max(5, sidecars (1+2+3) + regular (1)) = 7
-       [] {
-         return MakePod("p")
-             .InitReq({{"cpu", "5"}})
-             .InitReq({{"cpu", "1"}}, true)
-             .InitReq({{"cpu", "2"}}, true)
-             .InitReq({{"cpu", "3"}}, true)
-             .Req({{"cpu", "1"}})
-             .Obj();
-       },
-       7000, 0},
-      {"multiple restartable and regular init containers",
-       // init-2 needs 5 + the sidecars started before it (1+2) = 8; the sidecar after it doesn't
-       // count.
-       [] {
-         return MakePod("p")
-             .InitReq({{"cpu", "5"}})
-             .InitReq({{"cpu", "1"}}, true)
-             .InitReq({{"cpu", "2"}}, true)
-             .InitReq({{"cpu", "5"}})
-             .InitReq({{"cpu", "3"}}, true)
-             .Req({{"cpu", "1"}})
-             .Obj();
-       },
-       8000, 0},
-      {"restartable-init, init and regular",
-       [] {
-         return MakePod("p")
-             .InitReq({{"cpu", "10"}}, true)
-             .InitReq({{"cpu", "200"}})
-             .Req({{"cpu", "100"}})
-             .Obj();
-       },
-       210000, 0},
-      {"no containers request anything", [] { return MakePod("p").Req({}).Obj(); }, 0, 0},
-      {"memory and cpu maxed independently",
-       [] {
-         return MakePod("p")
-             .InitReq({{"cpu", "3"}, {"memory", "100Mi"}})
-             .Req({{"cpu", "1"}, {"memory", "1Gi"}})
-             .Obj();
-       },
-       3000, kGi},
-  };
-  for (const auto& c : cases) {
-    SCOPED_TRACE(c.name);
-    Resource r = PodRequests(c.pod());
-    EXPECT_EQ(r.milli_cpu, c.milli_cpu);
-    EXPECT_EQ(r.memory, c.memory);
-  }
-}
-
-TEST(PodRequestsTest, ExtendedResourcesAndOverheadAreSummed) {
-  api::Pod pod = MakePod("p")
-                     .Req({{"nvidia.com/gpu", "1"}, {"ephemeral-storage", "1Gi"}})
-                     .Req({{"nvidia.com/gpu", "2"}})
-                     .InitReq({{"nvidia.com/gpu", "4"}})
-                     .Overhead({{"ephemeral-storage", "1Mi"}})
-                     .Obj();
-  Resource r = PodRequests(pod);
-  EXPECT_EQ(r.Scalar("nvidia.com/gpu"), 4);
-  EXPECT_EQ(r.ephemeral_storage, kGi + kMi);
-}
-
-// Upstream's non-zero requests (pkg/scheduler/framework PodInfo.CalculateResource): a container
-// that omits cpu or memory counts as 100m / 200Mi; an explicit zero stays zero.
-TEST(PodNonZeroRequestsTest, Table) {
-  struct Case {
-    std::string name;
-    std::function<api::Pod()> pod;
-    int64_t cpu;
-    int64_t memory;
-  };
-  const std::vector<Case> cases = {
-      {"requestless container", [] { return MakePod("p").Req({}).Obj(); }, kDefaultMilliCPURequest,
-       kDefaultMemoryRequest},
-      {"cpu only",
-       [] {
-         return MakePod("p").Req({{"cpu", "500m"}}).Obj();
-       },
-       500, kDefaultMemoryRequest},
-      {"memory only",
-       [] {
-         return MakePod("p").Req({{"memory", "500Mi"}}).Obj();
-       },
-       kDefaultMilliCPURequest, 500 * kMi},
-      {"both",
-       [] {
-         return MakePod("p").Req({{"cpu", "500m"}, {"memory", "500Mi"}}).Obj();
-       },
-       500, 500 * kMi},
-      {"explicit zeros stay zero",
-       [] {
-         return MakePod("p").Req({{"cpu", "0"}, {"memory", "0"}}).Obj();
-       },
-       0, 0},
-      {"two containers, one requestless",
-       [] {
-         return MakePod("p").Req({{"cpu", "500m"}, {"memory", "500Mi"}}).Req({}).Obj();
-       },
-       600, 700 * kMi},
-      {"requestless init container dominates a small container",
-       [] {
-         return MakePod("p").InitReq({}).Req({{"cpu", "50m"}, {"memory", "1Mi"}}).Obj();
-       },
-       kDefaultMilliCPURequest, kDefaultMemoryRequest},
-      {"requestless sidecar runs alongside",
-       [] { return MakePod("p").InitReq({}, true).Req({}).Obj(); }, 2 * kDefaultMilliCPURequest,
-       2 * kDefaultMemoryRequest},
-      {"overhead is added",
-       [] {
-         return MakePod("p").Req({}).Overhead({{"cpu", "1"}, {"memory", "1Gi"}}).Obj();
-       },
-       1000 + kDefaultMilliCPURequest, kGi + kDefaultMemoryRequest},
-  };
-  for (const auto& c : cases) {
-    SCOPED_TRACE(c.name);
-    auto [cpu, mem] = PodNonZeroRequests(c.pod());
-    EXPECT_EQ(cpu, c.cpu);
-    EXPECT_EQ(mem, c.memory);
-  }
-  EXPECT_EQ(kDefaultMemoryRequest, 200 * kMi);
 }
 
 }  // namespace

@@ -300,6 +300,12 @@ Value PodToValue(const api::Pod& pod) {
   if (s.priority) spec.Set("priority", Value::Int(*s.priority));
   SetIf(spec, "preemptionPolicy", s.preemption_policy);
   if (!s.overhead.empty()) spec.Set("overhead", Resources(s.overhead));
+  if (!s.resources.requests.empty() || !s.resources.limits.empty()) {
+    Value res = Value::MakeObject();  // pod-level resources
+    if (!s.resources.requests.empty()) res.Set("requests", Resources(s.resources.requests));
+    if (!s.resources.limits.empty()) res.Set("limits", Resources(s.resources.limits));
+    spec.Set("resources", std::move(res));
+  }
   if (!s.topology_spread_constraints.empty()) {
     Value tscs = Value::MakeArray();
     for (const auto& c : s.topology_spread_constraints) {

@@ -7,6 +7,7 @@
 
 #include "api/decode.h"
 #include "api/json/parse.h"
+#include "scheduler/framework/pod_requests.h"
 
 namespace berth::simulate {
 
@@ -25,6 +26,35 @@ void ApplyPodDefaults(api::Pod& pod, size_t index) {
   };
   default_requests(pod.spec.containers);
   default_requests(pod.spec.init_containers);
+  DefaultPodLevelRequests(pod);
+}
+
+void DefaultPodLevelRequests(api::Pod& pod) {
+  api::ResourceRequirements& plr = pod.spec.resources;
+  if (plr.requests.empty() && plr.limits.empty()) return;
+  framework::PodRequestsOptions containers_only;
+  containers_only.skip_pod_level_resources = true;
+  containers_only.exclude_overhead = true;
+  // defaultHugePagePodLevelLimits: the containers' aggregated hugepage limits (the same sidecar
+  // formula, over limits) where the pod level sets neither a request nor a limit.
+  api::Pod limits_view;
+  limits_view.spec.containers = pod.spec.containers;
+  limits_view.spec.init_containers = pod.spec.init_containers;
+  for (auto* list : {&limits_view.spec.containers, &limits_view.spec.init_containers}) {
+    for (auto& c : *list) c.resources.requests = c.resources.limits;
+  }
+  for (const auto& [name, q] : framework::PodRequestList(limits_view, containers_only)) {
+    if (!framework::IsHugePageResourceName(name) || plr.requests.contains(name)) continue;
+    plr.limits.emplace(name, q);
+  }
+  // defaultPodLevelRequests: cpu and memory from the containers' aggregated requests, then any
+  // supported resource from the pod-level limit.
+  for (const auto& [name, q] : framework::PodRequestList(pod, containers_only)) {
+    if (name == api::kResourceCPU || name == api::kResourceMemory) plr.requests.emplace(name, q);
+  }
+  for (const auto& [name, q] : plr.limits) {
+    if (framework::IsSupportedPodLevelResource(name)) plr.requests.emplace(name, q);
+  }
 }
 
 namespace {

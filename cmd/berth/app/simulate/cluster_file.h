@@ -47,7 +47,13 @@ Result<ClusterFile> LoadClusterFile(const std::string& path);
 Result<ClusterFile> ParseClusterFile(const std::string& text, const std::string& source);
 
 // The API server's defaulting that a hand-written file may lack: namespace "default", a uid,
-// requests copied from limits where unset, schedulerName "default-scheduler" (decoder default).
+// requests copied from limits where unset, schedulerName "default-scheduler" (decoder default),
+// and the pod-level requests below.
 void ApplyPodDefaults(api::Pod& pod, size_t index);
+// The API server's DefaultPodLevelResources (PodLevelResourcesFixDefaulting, on in v1.37), the
+// parts scheduling sees: when spec.resources sets anything, pod-level hugepage limits default to
+// the containers' aggregated hugepage limits, then pod-level cpu / memory requests to the
+// containers' aggregated requests, then any other supported request to its pod-level limit.
+void DefaultPodLevelRequests(api::Pod& pod);
 
 }  // namespace berth::simulate

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "api/decode.h"
 #include "api/json/parse.h"
 #include "cmd/berth/app/extender/objects_json.h"
 #include "cmd/berth/app/extender/server.h"
@@ -136,6 +137,16 @@ TEST_F(EvaluatorTest, UnknownProfileIsAnError) {
   auto e = Evaluator::Create(*cfg, "nope", registry_, &objects_, &clock_);
   ASSERT_FALSE(e.ok());
   EXPECT_EQ(e.error(), "--profile: no profile \"nope\" in the config; profiles: berth-scheduler");
+}
+
+// The pod sent to (and read back by) an extender keeps its pod-level resources.
+TEST(PodToValueTest, KeepsPodLevelResources) {
+  api::Pod pod = MakePod("p").PodReq({{"cpu", "2"}, {"memory", "1Gi"}}).Req({}).Obj();
+  pod.spec.resources.limits = testing::MakeList({{"cpu", "4"}});
+  auto back = api::DecodePod(extenders::PodToValue(pod));
+  ASSERT_TRUE(back.ok()) << back.error();
+  EXPECT_EQ(back->spec.resources.requests, pod.spec.resources.requests);
+  EXPECT_EQ(back->spec.resources.limits, pod.spec.resources.limits);
 }
 
 TEST_F(EvaluatorTest, RoutesSpeakTheWireProtocol) {

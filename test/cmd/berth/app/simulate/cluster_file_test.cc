@@ -76,6 +76,46 @@ spec:
   EXPECT_EQ(req.at("memory").Value(), 1024LL * 1024 * 1024);  // explicit request kept
 }
 
+// The API server's DefaultPodLevelResources (v1.37): with spec.resources set, pod-level cpu and
+// memory requests default to the containers' sums, other supported resources to their pod-level
+// limit, and hugepage limits to the containers' hugepage limits.
+TEST(ClusterFileTest, PodLevelRequestsDefaultAsTheApiServerDoes) {
+  auto c = ParseClusterFile(R"(
+apiVersion: v1
+kind: Pod
+metadata: {name: a}
+spec:
+  resources:
+    limits: {cpu: "4"}
+  containers:
+  - name: c
+    resources:
+      requests: {memory: 1Gi}
+      limits: {hugepages-2Mi: 4Mi}
+  - name: d
+    resources:
+      requests: {memory: 1Gi}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: plain}
+spec:
+  containers:
+  - name: c
+    resources: {requests: {cpu: "1"}}
+)",
+                            "c.yaml");
+  ASSERT_TRUE(c.ok()) << c.error();
+  const auto& plr = c->pods[0]->spec.resources;
+  EXPECT_EQ(plr.requests.at("cpu").MilliValue(), 4000);  // from the pod-level limit
+  EXPECT_EQ(plr.requests.at("memory").Value(), 2LL * 1024 * 1024 * 1024);  // containers' sum
+  EXPECT_EQ(plr.limits.at("hugepages-2Mi").Value(), 4LL * 1024 * 1024);
+  EXPECT_EQ(plr.requests.at("hugepages-2Mi").Value(), 4LL * 1024 * 1024);
+  // No pod-level resources: nothing is added.
+  EXPECT_TRUE(c->pods[1]->spec.resources.requests.empty());
+  EXPECT_TRUE(c->pods[1]->spec.resources.limits.empty());
+}
+
 struct BadCase {
   const char* name;
   const char* text;
