@@ -24,6 +24,47 @@ from replay import Divergence
 SERVER_META = ("uid", "resourceVersion", "creationTimestamp", "generation", "managedFields",
                "deletionTimestamp", "deletionGracePeriodSeconds")
 NO_STATUS = {"PriorityClass", "RuntimeClass", "StorageClass", "CSINode", "Namespace"}
+JOB_LABELS = ("controller-uid", "batch.kubernetes.io/controller-uid", "job-name",
+              "batch.kubernetes.io/job-name")
+
+
+def _unmerge(selector, labels, keys, op):
+    """Drops what the API server merged into selector from matchLabelKeys (op In) or
+    mismatchLabelKeys (op NotIn) on creation: it would refuse it the second time."""
+    if not selector or not keys:
+        return
+    exprs = [e for e in selector.get("matchExpressions") or []
+             if not (e.get("key") in keys and e.get("operator") == op
+                     and e.get("values") == [labels.get(e.get("key"))])]
+    if exprs:
+        selector["matchExpressions"] = exprs
+    else:
+        selector.pop("matchExpressions", None)
+
+
+def _undefault(o):
+    """Undoes what the API server added on creation that it refuses to be given back."""
+    spec = o.get("spec") or {}
+    if o["kind"] == "Job":
+        if not spec.get("manualSelector"):
+            spec.pop("selector", None)
+        for m in (o["metadata"], (spec.get("template") or {}).get("metadata") or {}):
+            for k in JOB_LABELS:
+                (m.get("labels") or {}).pop(k, None)
+    if o["kind"] == "Pod":
+        labels = o["metadata"].get("labels") or {}
+        for c in spec.get("topologySpreadConstraints") or []:
+            _unmerge(c.get("labelSelector"), labels, c.get("matchLabelKeys"), "In")
+        aff = spec.get("affinity") or {}
+        for kind in ("podAffinity", "podAntiAffinity"):
+            a = aff.get(kind) or {}
+            terms = list(a.get("requiredDuringSchedulingIgnoredDuringExecution") or [])
+            terms += [w.get("podAffinityTerm") or {}
+                      for w in a.get("preferredDuringSchedulingIgnoredDuringExecution") or []]
+            for t in terms:
+                _unmerge(t.get("labelSelector"), labels, t.get("matchLabelKeys"), "In")
+                _unmerge(t.get("labelSelector"), labels, t.get("mismatchLabelKeys"), "NotIn")
+    return o
 
 
 def _key(o):
@@ -47,6 +88,7 @@ def scenario_from_recording(rec):
             o["metadata"].pop(k, None)
         for ref in o["metadata"].get("ownerReferences", []):
             ref["uid"] = uid_to_ref.get(ref.get("uid"), ref.get("uid"))
+        _undefault(o)
         status = o.pop("status", None)
         if keep_status and status and o["kind"] not in NO_STATUS:
             o["x-status"] = status
