@@ -284,10 +284,14 @@ def compare(rec, mine):
         totals = up.get("totals") or {}
         if totals and bn in totals and totals[bn] == max(totals.values()):
             continue  # equally best for upstream: a tie broken the other way
-        div("node", {"node": un, "total": totals.get(un), "berth's node total": totals.get(bn)}
-            if totals else un, bn,
-            "berth's node is not among upstream's best totals" if totals else
-            "single feasible node upstream")
+        if totals and bn not in totals:
+            div("node-infeasible-upstream", {"node": un, "feasible": sorted(totals)}, bn,
+                "berth bound the pod to a node upstream filtered out")
+        else:
+            div("node", {"node": un, "total": totals.get(un), "total of berth's node": totals.get(bn)}
+                if totals else un, bn,
+                "berth's node is not among upstream's best totals" if totals else
+                "single feasible node upstream")
     return divs
 
 
