@@ -10,6 +10,9 @@ plus the outcomes of the pods before it:
   node        the node it was bound to (or, for a WaitForFirstConsumer pod, the node PreBind
               selected on its claim), else null
   message     the first FailedScheduling event's note (null when bound at the first attempt)
+  condition_message, condition_reason   the first PodScheduled=False condition seen (recordings
+              made before the reason was kept have only condition_message); a gated pod has
+              condition_reason SchedulingGated and its message in message
   feasible    feasibleNodes of "Successfully bound pod to node" (null if not logged)
   scores      {node: {plugin: weighted score}} and totals {node: final score}, from the
               last scheduling attempt's v=10 lines (absent with a single feasible node)
@@ -282,9 +285,11 @@ class Recorder:
             if cond and cond.get("reason") == "SchedulingGated":
                 out["gated"] = True
                 out["message"] = cond.get("message")
+                out["condition_reason"] = cond.get("reason")
                 break
             if cond and cond["status"] == "False" and not out.get("condition_message"):
                 out["condition_message"] = cond.get("message")
+                out["condition_reason"] = cond.get("reason")
             nominated = cur.get("status", {}).get("nominatedNodeName")
             if nominated:
                 out["nominated"] = nominated
@@ -333,6 +338,24 @@ class Recorder:
             out["victims"] = sorted(before - after - {f"{ns}/{name}"})
         return out
 
+    def collect_scores(self, out, key, offset):
+        """Adds upstream's scores (from kube-scheduler's v=10 log since offset) to out; returns
+        True when OpportunisticBatching kept them (the next pod then waits 500 ms)."""
+        for _ in range(20):  # let the binding's log lines land
+            scores, totals, feasible, hinted, batch = scores_from_log(self.log(offset), key)
+            if feasible is not None or out.get("wffc"):
+                break
+            time.sleep(0.05)
+        if scores:
+            out["scores"], out["totals"] = scores, totals
+        out["feasible"] = feasible
+        if hinted:
+            out["hinted"] = True
+        return batch
+
+    def after_pod(self, index, pod, out):
+        """Called after each pending pod's outcome (and its deletion when unschedulable)."""
+
     def record(self, scenario):
         name = scenario["name"]
         self.reset(scenario.get("namespaces", {}))
@@ -372,18 +395,7 @@ class Recorder:
                 out = self.wait_outcome(got, claims, before)
                 key = f"{got['metadata']['namespace']}/{got['metadata']['name']}"
                 if out["node"] or out.get("nominated"):
-                    # Let the binding's log lines land.
-                    for _ in range(20):
-                        scores, totals, feasible, hinted, batch = scores_from_log(self.log(offset), key)
-                        if feasible is not None or out.get("wffc"):
-                            break
-                        time.sleep(0.05)
-                    if scores:
-                        out["scores"], out["totals"] = scores, totals
-                    out["feasible"] = feasible
-                    if hinted:
-                        out["hinted"] = True
-                    if batch:
+                    if self.collect_scores(out, key, offset):
                         last_bound_at = time.time()
                 if not out["node"]:
                     try:
@@ -402,6 +414,7 @@ class Recorder:
                 pods.append({"pod": clean(got), "outcome": out})
                 if self.verbose:
                     print(f"  {name} {key}: {summary(out)}", flush=True)
+                self.after_pod(len(pods) - 1, got, out)
         finally:
             self.stop_scheduler()
         return {"name": name, "seed": scenario.get("seed"), "config": scenario["config"],
