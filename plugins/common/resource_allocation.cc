@@ -13,9 +13,12 @@ ResourceKind KindOf(std::string_view name) {
   return ResourceKind::kOther;
 }
 
-std::pair<int64_t, int64_t> ScoringNonZeroRequests(const framework::PodInfo& pod) {
-  if (!framework::IsPodLevelRequestsSet(pod.Pod())) return {pod.non_zero_cpu, pod.non_zero_memory};
-  return framework::ScorerCpuMemoryRequests(pod.Pod(), /*use_requested=*/false);
+int64_t FitScorerRequest(const ScoredResource& r, const framework::PodInfo& pod) {
+  if (r.kind == ResourceKind::kOther) return 0;
+  const api::ResourceList reqs = framework::FitScorerRequestList(pod.Pod());
+  auto it = reqs.find(r.name);
+  if (it == reqs.end()) return 0;
+  return r.kind == ResourceKind::kCpu ? it->second.MilliValue() : it->second.Value();
 }
 
 }  // namespace berth::plugins::common

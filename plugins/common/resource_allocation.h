@@ -14,6 +14,7 @@
 
 #include "scheduler/framework/node_info.h"
 #include "scheduler/framework/pod_info.h"
+#include "scheduler/framework/pod_requests.h"
 
 namespace berth::plugins::common {
 
@@ -35,20 +36,26 @@ inline ScoredResource MakeScoredResource(std::string name, int64_t weight) {
   return ScoredResource{std::move(name), weight, kind};
 }
 
-// For a pod with pod-level requests, the scorers' non-zero cpu/memory (which differ from the
-// cache's in one corner, see pod_requests.h); else the PodInfo's. Allocates only in that case.
-std::pair<int64_t, int64_t> ScoringNonZeroRequests(const framework::PodInfo& pod);
+// NodeResourcesFit's scorer request for `r` when the pod has pod-level requests or status
+// resources (framework::FitScorerRequestList: spec containers only, non-zero cpu/memory).
+// Allocates; PreScore calls it once per pod.
+int64_t FitScorerRequest(const ScoredResource& r, const framework::PodInfo& pod);
 
-// Upstream's calculatePodResourceRequest: with use_requested, the pod's plain request; without,
-// cpu and memory use the non-zero defaults (100m / 200Mi for a container that sets none). In-place
-// resize and pod-level resources count, as in the cache (framework/pod_requests.h).
+// Upstream's calculatePodResourceRequest. With use_requested (BalancedAllocation's scorer, built
+// with the feature flags) the pod's plain request as the cache counts it: in-place resize and
+// pod-level resources included. Without (NodeResourcesFit's scorer, built without them) the spec
+// containers' requests only, cpu and memory with the non-zero defaults (100m / 200Mi for a
+// container that sets none).
 inline int64_t PodRequest(const ScoredResource& r, const framework::PodInfo& pod,
                           bool use_requested) {
+  if (!use_requested && framework::ScorerRequestsDifferFromCache(pod.Pod())) {
+    return FitScorerRequest(r, pod);
+  }
   switch (r.kind) {
     case ResourceKind::kCpu:
-      return use_requested ? pod.requests.milli_cpu : ScoringNonZeroRequests(pod).first;
+      return use_requested ? pod.requests.milli_cpu : pod.non_zero_cpu;
     case ResourceKind::kMemory:
-      return use_requested ? pod.requests.memory : ScoringNonZeroRequests(pod).second;
+      return use_requested ? pod.requests.memory : pod.non_zero_memory;
     case ResourceKind::kEphemeralStorage:
       return pod.requests.ephemeral_storage;
     case ResourceKind::kScalar:

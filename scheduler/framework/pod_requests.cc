@@ -214,17 +214,28 @@ Resource PodSpecRequests(const api::Pod& pod) {
   return Resource::FromList(PodRequestList(pod, PodRequestsOptions{}));
 }
 
-std::pair<int64_t, int64_t> ScorerCpuMemoryRequests(const api::Pod& pod, bool use_requested) {
-  PodRequestsOptions opts = SchedulerDefaults();
+List FitScorerRequestList(const api::Pod& pod) {
   static const List* const kDefaults =
       new List{{api::kResourceCPU, api::Quantity::FromMilli(kDefaultMilliCPURequest)},
                {api::kResourceMemory, api::Quantity::FromValue(kDefaultMemoryRequest)}};
-  if (!use_requested) opts.non_missing_container_requests = kDefaults;
-  const List reqs = PodRequestList(pod, opts);
-  auto cpu = reqs.find(api::kResourceCPU);
-  auto mem = reqs.find(api::kResourceMemory);
-  return {cpu == reqs.end() ? 0 : cpu->second.MilliValue(),
-          mem == reqs.end() ? 0 : mem->second.Value()};
+  PodRequestsOptions opts;
+  opts.skip_pod_level_resources = true;
+  opts.non_missing_container_requests = kDefaults;
+  return PodRequestList(pod, opts);
+}
+
+bool ScorerRequestsDifferFromCache(const api::Pod& pod) {
+  if (IsPodLevelRequestsSet(pod) || pod.status.allocated_resources || pod.status.resources) {
+    return true;
+  }
+  auto has_status = [](const std::vector<api::ContainerStatus>& statuses) {
+    for (const auto& s : statuses) {
+      if (s.allocated_resources || s.resources_requests) return true;
+    }
+    return false;
+  };
+  return has_status(pod.status.container_statuses) ||
+         has_status(pod.status.init_container_statuses);
 }
 
 }  // namespace berth::framework

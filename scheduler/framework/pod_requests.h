@@ -66,9 +66,14 @@ bool PodRequestsScaledDown(const api::Pod& old_pod, const api::Pod& new_pod);
 // resources), pod-level resources honoured, overhead added.
 Resource PodSpecRequests(const api::Pod& pod);
 
-// The node-resources scorers' calculatePodResourceRequest: status-aware; without
-// `use_requested`, a container that sets no cpu / memory counts 100m / 200Mi (before pod-level
-// requests replace the sums). Returns {milli_cpu, memory}.
-std::pair<int64_t, int64_t> ScorerCpuMemoryRequests(const api::Pod& pod, bool use_requested);
+// NodeResourcesFit's scorer (calculatePodResourceRequest on the resourceAllocationScorer that
+// upstream's NewFit builds from the strategy alone, with none of the feature flags set): spec
+// container requests only — neither status resources nor pod-level requests count — with the
+// non-zero defaults (100m / 200Mi) for a container that sets no cpu / memory; overhead added.
+// NodeResourcesBalancedAllocation's scorer has the flags and counts like the cache (PodRequests).
+api::ResourceList FitScorerRequestList(const api::Pod& pod);
+// The pod has pod-level requests or any status resources, i.e. FitScorerRequestList may differ
+// from what the cache counts (CalculatePodResource).
+bool ScorerRequestsDifferFromCache(const api::Pod& pod);
 
 }  // namespace berth::framework

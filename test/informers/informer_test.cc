@@ -107,6 +107,7 @@ constexpr const char* kPaths[] = {
     "/api/v1/persistentvolumes",
     "/apis/storage.k8s.io/v1/storageclasses",
     "/apis/storage.k8s.io/v1/csinodes",
+    "/apis/storage.k8s.io/v1/csidrivers",
     "/api/v1/namespaces",
     "/api/v1/services",
     "/api/v1/replicationcontrollers",
@@ -162,7 +163,7 @@ TEST(InformerFactoryTest, FillsClusterObjectsAndSyncsWithoutPodGroupCRD) {
     if (kind == "PodGroup") pod_groups_absent = stats.absent;
   }
   EXPECT_TRUE(pod_groups_absent);
-  EXPECT_EQ(factory.Stats().size(), 18u);  // 13 kinds + 5 storage.deckhouse.io kinds
+  EXPECT_EQ(factory.Stats().size(), 19u);  // 14 kinds + 5 storage.deckhouse.io kinds
 
   // The PodGroup CRD gets installed.
   kc.PushResponse("GET", kPodGroups, 200,

@@ -111,8 +111,11 @@ def compare_pod(rec, i, pod, out, berth_out, divs):
             div("preemption-victims", victims_up, victims_be)
         if out.get("nominated") and out["nominated"] != b_node:
             div("preemption-node", out["nominated"], b_node)
-        if out.get("message") != b_msg:
-            div("message", out.get("message"), b_msg)
+        # A preemptor that berth simulate then schedules keeps its first FailedScheduling text
+        # in "failedScheduling" ("message" is for pods left unschedulable).
+        first_msg = mine.get("failedScheduling", b_msg)
+        if out.get("message") != first_msg:
+            div("message", out.get("message"), first_msg)
         return
     if out.get("node") is None:
         if b_status == "Scheduled":
@@ -132,7 +135,19 @@ def compare_pod(rec, i, pod, out, berth_out, divs):
             div("node", out["node"], b_node, "hinted node rejected by berth")
         return
     n_nodes = sum(1 for o in rec["objects"] if o["kind"] == "Node")
-    b_feasible = n_nodes - len(mine.get("filter") or {})
+    if out.get("feasible") is not None and out["feasible"] < n_nodes and \
+            out["feasible"] == num_feasible_nodes_to_find(n_nodes):
+        # Upstream's search stopped after numFeasibleNodesToFind nodes, walking from the start
+        # index its earlier cycles left behind; a one-pod snapshot cannot reproduce that index.
+        # Compared: every node upstream found feasible (its pick included) passes berth's filters.
+        PARTIAL.append((rec["name"], i))
+        rejected = {n: r for n, r in (mine.get("filter") or {}).items()
+                    if n in (out.get("scores") or {}) or n == out["node"]}
+        if rejected:
+            div("feasible-set", {"feasible_upstream_rejected_by_berth": sorted(rejected)},
+                {"reasons": rejected}, "cut search (percentageOfNodesToScore)")
+        return
+    b_feasible = len(mine.get("scores") or {}) or (1 if b_status == "Scheduled" else 0)
     if out.get("feasible") is not None and out["feasible"] != b_feasible:
         rejected = sorted(mine.get("filter") or {})
         div("feasible-count", out["feasible"], b_feasible,
@@ -177,6 +192,19 @@ def compare_pod(rec, i, pod, out, berth_out, divs):
             div("node", out["node"], tops, f"berth's best total {best}")
     elif out["node"] != b_node:
         div("node", out["node"], b_node)
+
+
+# (scenario, pod index) of pods compared partially because upstream's search was cut.
+PARTIAL = []
+
+
+def num_feasible_nodes_to_find(n_nodes, percentage=0):
+    """Upstream's numFeasibleNodesToFind (adaptive percentage, minimum 100 nodes, 5%)."""
+    if n_nodes < 100:
+        return n_nodes
+    if percentage == 0:
+        percentage = max(50 - n_nodes // 125, 5)
+    return max(n_nodes * percentage // 100, 100)
 
 
 def replay(rec, berth, workdir):

@@ -51,7 +51,10 @@ TEST(ResourceAllocationTest, AllocatableAndAllocated) {
 
 // Pod-level requests replace the container sums; the scorers' non-zero defaults fill only what
 // neither sets.
-TEST(ResourceAllocationTest, PodRequestHonoursPodLevelRequests) {
+// BalancedAllocation's scorer (use_requested) counts pod-level requests like the cache; Fit's
+// scorer is built without the feature flags upstream, so it keeps the containers' sums (100m for
+// the first container, the 100m default for the second).
+TEST(ResourceAllocationTest, PodLevelRequestsCountForBalancedAllocationOnly) {
   auto pod = MakePod("p").Req({{"cpu", "100m"}}).Req({}).Info();
   api::Pod with_pod_level = pod->Pod();
   with_pod_level.spec.resources.requests["cpu"] = api::Quantity::FromMilli(2000);
@@ -59,7 +62,7 @@ TEST(ResourceAllocationTest, PodRequestHonoursPodLevelRequests) {
   const ScoredResource cpu = MakeScoredResource("cpu", 1);
   const ScoredResource memory = MakeScoredResource("memory", 1);
   EXPECT_EQ(PodRequest(cpu, *info, /*use_requested=*/true), 2000);
-  EXPECT_EQ(PodRequest(cpu, *info, /*use_requested=*/false), 2000);
+  EXPECT_EQ(PodRequest(cpu, *info, /*use_requested=*/false), 200);
   EXPECT_EQ(PodRequest(memory, *info, /*use_requested=*/true), 0);
   EXPECT_EQ(PodRequest(memory, *info, /*use_requested=*/false), 2 * 200 * 1024 * 1024);
 }

@@ -439,11 +439,20 @@ TEST(CalculatePodResourceTest, PodLevelNonZero) {
       MakePod("p").PodReq({{"memory", "1Gi"}}).Req({{"cpu", "300m"}}).Req({}).Obj());
   EXPECT_EQ(r.non_zero_cpu, 300);
   EXPECT_EQ(r.non_zero_memory, kGi);
-  // The scorers' variant always fills missing container cpu (then pod level replaces it).
-  EXPECT_EQ(ScorerCpuMemoryRequests(
-                MakePod("p").PodReq({{"memory", "1Gi"}}).Req({{"cpu", "300m"}}).Req({}).Obj(),
-                /*use_requested=*/false),
-            (std::pair<int64_t, int64_t>{400, kGi}));
+}
+
+// NodeResourcesFit's scorer is built without the feature flags (upstream's NewFit): it ignores
+// pod-level requests and status resources, and fills every requestless container with the
+// non-zero defaults. The cache's view of the same pod differs.
+TEST(FitScorerRequestListTest, SpecContainersOnlyWithDefaults) {
+  api::Pod p = MakePod("p").PodReq({{"memory", "1Gi"}}).Req({{"cpu", "300m"}}).Req({}).Obj();
+  p.status.container_statuses.push_back(Status("c0", MakeList({{"cpu", "3"}}), std::nullopt));
+  const api::ResourceList r = FitScorerRequestList(p);
+  EXPECT_EQ(r.at("cpu").MilliValue(), 400);
+  EXPECT_EQ(r.at("memory").Value(), 2 * kDefaultMemoryRequest);
+  EXPECT_TRUE(ScorerRequestsDifferFromCache(p));
+  EXPECT_EQ(CalculatePodResource(p).non_zero_memory, kGi);
+  EXPECT_FALSE(ScorerRequestsDifferFromCache(MakePod("q").Req({{"cpu", "1"}}).Obj()));
 }
 
 // NodeResourcesFit's computePodResourceRequest ignores status resources; the cache counts them.
