@@ -180,6 +180,13 @@ Ok DecodeVolume(const Reader& in, Volume* out) {
   return Ok();
 }
 
+Ok DecodePodResourceClaim(const Reader& in, PodResourceClaim* out) {
+  BERTH_RETURN_IF_ERROR(in.String("name", &out->name));
+  if (out->name.empty()) return RequiredError(in.PathOf("name"));
+  BERTH_RETURN_IF_ERROR(in.String("resourceClaimName", &out->resource_claim_name));
+  return in.String("resourceClaimTemplateName", &out->resource_claim_template_name);
+}
+
 Ok DecodeSchedulingGate(const Reader& in, std::string* out) {
   BERTH_RETURN_IF_ERROR(in.String("name", out));
   if (out->empty()) return RequiredError(in.PathOf("name"));
@@ -244,6 +251,7 @@ Ok DecodePodSpec(const Reader& in, PodSpec* out) {
   BERTH_RETURN_IF_ERROR(
       in.Enum("preemptionPolicy", {"", "PreemptLowerPriority", "Never"}, &out->preemption_policy));
   BERTH_RETURN_IF_ERROR(in.List("schedulingGates", &out->scheduling_gates, DecodeSchedulingGate));
+  BERTH_RETURN_IF_ERROR(in.List("resourceClaims", &out->resource_claims, DecodePodResourceClaim));
   BERTH_RETURN_IF_ERROR(in.List("topologySpreadConstraints", &out->topology_spread_constraints,
                                 internal::DecodeTopologySpreadConstraintInto));
   BERTH_RETURN_IF_ERROR(in.List("volumes", &out->volumes, DecodeVolume));

@@ -193,6 +193,13 @@ struct Volume {
   std::optional<std::string> image_reference;
 };
 
+// spec.resourceClaims[]: a claim the pod uses, by name or generated from a template.
+struct PodResourceClaim {
+  std::string name;
+  std::string resource_claim_name;           // resourceClaimName
+  std::string resource_claim_template_name;  // resourceClaimTemplateName
+};
+
 struct PodSpec {
   std::string node_name;
   std::string scheduler_name = "default-scheduler";
@@ -206,6 +213,7 @@ struct PodSpec {
   std::string priority_class_name;
   std::string preemption_policy;  // "" (PreemptLowerPriority) | PreemptLowerPriority | Never
   std::vector<std::string> scheduling_gates;
+  std::vector<PodResourceClaim> resource_claims;  // spec.resourceClaims (DynamicResources)
   std::vector<TopologySpreadConstraint> topology_spread_constraints;
   std::vector<Volume> volumes;
   bool host_network = false;

@@ -5,6 +5,7 @@
 #include "plugins/coscheduling/coscheduling.h"
 #include "plugins/default_binder/default_binder.h"
 #include "plugins/default_preemption/default_preemption.h"
+#include "plugins/dynamic_resources/dynamic_resources.h"
 #include "plugins/image_locality/image_locality.h"
 #include "plugins/inter_pod_affinity/inter_pod_affinity.h"
 #include "plugins/node_affinity/node_affinity.h"
@@ -69,6 +70,7 @@ framework::Registry NewInTreeRegistry() {
   BERTH_REGISTER(volume_zone, kVolumes);
   BERTH_REGISTER(default_preemption, {kind::kPodDisruptionBudget});
   BERTH_REGISTER(node_declared_features, {});
+  BERTH_REGISTER(dynamic_resources, {});
   // Legacy Policy plugins (config/policy.h); not in the default profile.
   BERTH_REGISTER(service_affinity, {kind::kService});
   BERTH_REGISTER(selector_spread, kSpreadOwners);

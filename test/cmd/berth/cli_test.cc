@@ -113,7 +113,8 @@ TEST(CliTest, BadConfigExitsTwoNamingTheField) {
       << r.err;
   // The sorted list of every registered plugin follows.
   EXPECT_NE(r.err.find("known plugins: "), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("DefaultBinder, DefaultPreemption, ImageLocality"), std::string::npos)
+  EXPECT_NE(r.err.find("DefaultBinder, DefaultPreemption, DynamicResources, ImageLocality"),
+            std::string::npos)
       << r.err;
 }
 

@@ -120,6 +120,11 @@ def scores_from_log(text, pod_key):
     return scores, totals, feasible, hinted, batch_state
 
 
+def started_at(index):
+    """Start time given to the index-th pending pod once bound (see Recorder.mark_started)."""
+    return f"2026-01-02T{index // 3600:02d}:{index // 60 % 60:02d}:{index % 60:02d}Z"
+
+
 class Recorder:
     def __init__(self, cluster, scheduler_bin, workdir, verbose=False):
         self.c = cluster
@@ -184,6 +189,23 @@ class Recorder:
                 break
             time.sleep(0.1)
 
+    def mark_started(self, pod, index, out):
+        """The kubelet's part for a pod the scheduler bound: phase Running and a start time
+        (2026-01-02T00:00:00Z + its index in seconds, which the replay gives it too), so later
+        preemptions order it deterministically. Skipped if the pod is not bound yet (a
+        WaitForFirstConsumer pod still in PreBind)."""
+        ns, name = pod["metadata"]["namespace"], pod["metadata"]["name"]
+        try:
+            cur = self.c.get(path_of("Pod", ns, name))
+            if not cur["spec"].get("nodeName"):
+                return
+            t = started_at(index)
+            cur["status"] = dict(cur.get("status") or {}, phase="Running", startTime=t)
+            self.c.request("PUT", path_of("Pod", ns, name, "status"), cur)
+            out["startTime"] = t
+        except Exception:
+            pass
+
     def create(self, obj, uids):
         obj = json.loads(json.dumps(obj))
         status = obj.pop("x-status", None)
@@ -202,6 +224,14 @@ class Recorder:
                         raise
                     self.kept[meta["name"]] = self.c.get(path_of(kind, name=meta["name"]))
             return self.kept[meta["name"]]
+        if kind == "Pod" and obj.get("spec", {}).get("nodeName"):
+            # A running pod has a start time (the kubelet's), distinct per pod in creation
+            # order. Without one, upstream's MoreImportantPod compares time.Now() with
+            # time.Now(), so preemption's reprieve order among equal priorities is arbitrary.
+            self.started = getattr(self, "started", 0) + 1
+            n = self.started % 86400
+            t = f"2026-01-01T{n // 3600:02d}:{n // 60 % 60:02d}:{n % 60:02d}Z"
+            status = dict({"phase": "Running", "startTime": t}, **(status or {}))
         got = self.c.create(path_of(kind, ns), obj)
         uids[f"{kind}/{ns}/{meta['name']}"] = got["metadata"]["uid"]
         if status:
@@ -397,6 +427,8 @@ class Recorder:
                 if out["node"] or out.get("nominated"):
                     if self.collect_scores(out, key, offset):
                         last_bound_at = time.time()
+                if out["node"]:
+                    self.mark_started(got, len(pods), out)
                 if not out["node"]:
                     try:
                         self.c.request("DELETE", path_of("Pod", got["metadata"]["namespace"],

@@ -68,6 +68,8 @@ def snapshots(rec):
             bound = json.loads(json.dumps(pod))
             bound["spec"]["nodeName"] = out["node"]
             bound.setdefault("status", {}).pop("nominatedNodeName", None)
+            if out.get("startTime"):  # the recorder's kubelet stand-in (record.mark_started)
+                bound["status"].update(phase="Running", startTime=out["startTime"])
             state[key(pod)] = bound
 
 
