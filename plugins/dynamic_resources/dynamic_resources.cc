@@ -46,9 +46,10 @@ class DynamicResources final : public framework::PreFilterPlugin,
     return Status(framework::Code::kUnschedulable, std::string());
   }
 
-  Status Score(const framework::CycleState& state, const framework::PodInfo&,
-               const framework::NodeInfo&, int64_t* score) const override {
-    if (state.Read<PreFilterState>(Key()) == nullptr) return Status::Error("not found");
+  // Scoring runs only after every PreFilter plugin ran (this one included), so the state upstream
+  // reads here is always present and holds no claims: 0.
+  Status Score(const framework::CycleState&, const framework::PodInfo&, const framework::NodeInfo&,
+               int64_t* score) const override {
     *score = 0;
     return Status();
   }

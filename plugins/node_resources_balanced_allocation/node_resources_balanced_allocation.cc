@@ -1,6 +1,7 @@
 #include "plugins/node_resources_balanced_allocation/node_resources_balanced_allocation.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <set>
 #include <string>
@@ -41,35 +42,25 @@ int64_t PodRequest(const Spec& spec, const framework::PodInfo& pod) {
   return common::PodRequest(spec, pod, kUseRequested);
 }
 
-// Upstream's balancedResourceScore: int((1 - std) * 100) over the fractions `fraction(i, &f)`
-// yields (false: resource i takes no part). Two passes (mean, then deviation) keep the hot path
-// allocation-free while summing in upstream's order.
-template <typename F>
-int64_t BalanceScore(size_t n_resources, const F& fraction) {
-  double total = 0, first = 0, second = 0;
-  int n = 0;
-  for (size_t i = 0; i < n_resources; ++i) {
-    double f;
-    if (!fraction(i, &f)) continue;
-    if (n == 0) first = f;
-    if (n == 1) second = f;
-    total += f;
-    ++n;
-  }
+// Upstream's balancedResourceScore: int((1 - std) * 100) over the `n` fractions, summed in
+// upstream's order.
+int64_t BalanceScore(const double* f, size_t n) {
   double std_dev = 0;
   if (n == 2) {
-    std_dev = std::abs((first - second) / 2);
+    std_dev = std::abs((f[0] - f[1]) / 2);
   } else if (n > 2) {
-    const double mean = total / n;
+    double total = 0;
+    for (size_t i = 0; i < n; ++i) total += f[i];
+    const double mean = total / static_cast<double>(n);
     double sum = 0;
-    for (size_t i = 0; i < n_resources; ++i) {
-      double f;
-      if (fraction(i, &f)) sum += (f - mean) * (f - mean);
-    }
-    std_dev = std::sqrt(sum / n);
+    for (size_t i = 0; i < n; ++i) sum += (f[i] - mean) * (f[i] - mean);
+    std_dev = std::sqrt(sum / static_cast<double>(n));
   }
   return static_cast<int64_t>((1 - std_dev) * static_cast<double>(framework::kMaxNodeScore));
 }
+
+// Resources scored on the stack; more (a config listing many) use the heap.
+constexpr size_t kInlineResources = 8;
 
 class BalancedAllocation final : public framework::PreScorePlugin, public framework::ScorePlugin {
  public:
@@ -107,21 +98,32 @@ class BalancedAllocation final : public framework::PreScorePlugin, public framew
     }
     // Upstream v1.37's balancedResourceScorer: how much placing the pod improves the node's
     // balance. Both scores lie in [50, 100], so the result stays in [50, 100]: 75 for no change.
-    auto fraction = [&](bool with_pod) {
-      return [&, with_pod](size_t i, double* f) {
-        int64_t alloc = 0, allocated = 0;
-        const int64_t pod_request = request(i);
-        if (!common::AllocatableAndAllocated(specs_[i], node, pod_request, kUseRequested, &alloc,
-                                             &allocated)) {
-          return false;
-        }
-        const int64_t used = with_pod ? allocated + pod_request : allocated;
-        *f = std::min(1.0, static_cast<double>(used) / static_cast<double>(alloc));
-        return true;
-      };
-    };
-    const int64_t score_with = BalanceScore(specs_.size(), fraction(true));
-    const int64_t score_without = BalanceScore(specs_.size(), fraction(false));
+    // The fractions without and with the pod come from one pass over the resources.
+    std::array<double, kInlineResources> without_buf, with_buf;
+    std::vector<double> without_heap, with_heap;
+    double* without = without_buf.data();
+    double* with = with_buf.data();
+    if (specs_.size() > kInlineResources) {
+      without_heap.resize(specs_.size());
+      with_heap.resize(specs_.size());
+      without = without_heap.data();
+      with = with_heap.data();
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < specs_.size(); ++i) {
+      int64_t alloc = 0, allocated = 0;
+      const int64_t pod_request = request(i);
+      if (!common::AllocatableAndAllocated(specs_[i], node, pod_request, kUseRequested, &alloc,
+                                           &allocated)) {
+        continue;
+      }
+      const double capacity = static_cast<double>(alloc);
+      without[n] = std::min(1.0, static_cast<double>(allocated) / capacity);
+      with[n] = std::min(1.0, static_cast<double>(allocated + pod_request) / capacity);
+      ++n;
+    }
+    const int64_t score_with = BalanceScore(with, n);
+    const int64_t score_without = BalanceScore(without, n);
     constexpr int64_t kHalf = framework::kMaxNodeScore / 2;
     *score = kHalf + (kHalf + score_with - score_without) / 2;
     return Status();
