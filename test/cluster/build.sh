@@ -6,7 +6,8 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${BERTH_CLUSTER_CACHE:-$HOME/.cache/berth-cluster}
-key=$(sha256sum "$here/go.sum" "$here/go.mod" "$here/VERSION" | sha256sum | cut -c1-16)
+# The key hashes the contents only, so every checkout of the same versions shares the cache.
+key=$(cat "$here/go.sum" "$here/go.mod" "$here/VERSION" | sha256sum | cut -c1-16)
 bin="$cache/$key/bin"
 want=(kube-apiserver etcd)
 [ "${BERTH_WITH_SCHEDULER:-0}" = 1 ] && want+=(kube-scheduler)
