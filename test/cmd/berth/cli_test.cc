@@ -1,41 +1,19 @@
 // The `berth` command line as a user runs it: exit codes, stdout JSON, one-line errors.
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <set>
 #include <string>
 
 #include "api/json/parse.h"
+#include "test/cmd/berth/run_berth.h"
 
 namespace {
 
-struct Run {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-// Runs `berth ARGS` with stdout and stderr captured.
-Run Berth(const std::string& args) {
-  static int n = 0;
-  std::string err_file = ::testing::TempDir() + "/berth_err_" + std::to_string(n++);
-  std::string cmd = std::string(BERTH_BINARY) + " " + args + " 2>" + err_file;
-  Run r;
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf;
-  size_t got;
-  while ((got = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), got);
-  int status = pclose(p);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  std::ifstream in(err_file);
-  r.err.assign(std::istreambuf_iterator<char>(in), {});
-  return r;
-}
+using berth::testing::Berth;
+using berth::testing::Run;
 
 std::string Write(const std::string& name, const std::string& text) {
   std::string path = ::testing::TempDir() + "/" + name;

@@ -3,28 +3,21 @@
 // NodeResourcesBalancedAllocation's balance-improvement score (see the comment in the example).
 
 #include <gtest/gtest.h>
-#include <sys/wait.h>
 
-#include <array>
-#include <cstdio>
 #include <map>
 #include <string>
 
 #include "api/json/parse.h"
+#include "test/cmd/berth/run_berth.h"
 
 namespace {
 
 TEST(ResourcesExample, PlacementsReasonsAndScores) {
-  const std::string cmd = std::string(BERTH_BINARY) + " simulate --cluster " + BERTH_SOURCE_DIR +
-                          "/docs/examples/resources.yaml --explain";
-  FILE* p = popen(cmd.c_str(), "r");
-  ASSERT_NE(p, nullptr);
-  std::string out;
-  std::array<char, 4096> buf;
-  size_t got;
-  while ((got = fread(buf.data(), 1, buf.size(), p)) > 0) out.append(buf.data(), got);
-  const int status = pclose(p);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << out;
+  const berth::testing::Run r =
+      berth::testing::Berth(std::string("simulate --cluster ") + BERTH_SOURCE_DIR +
+                            "/docs/examples/resources.yaml --explain");
+  const std::string& out = r.out;
+  ASSERT_EQ(r.code, 0) << r.err << out;
   auto doc = berth::api::json::ParseJson(out);
   ASSERT_TRUE(doc.ok()) << doc.error();
   std::map<std::string, const berth::api::Value*> pods;
