@@ -407,7 +407,7 @@ void Scheduler::Explain(runtime::Framework& fwk, framework::CycleState& state,
       for (size_t i = 0; i < feasible.size(); ++i) {
         std::vector<int64_t> per;
         for (size_t k = 0; k < table.plugins.size(); ++k) {
-          per.push_back(table.per_plugin[k][i].score);
+          per.push_back(table.Score(k, i));
         }
         e.scores.push_back({feasible[i]->name(), {std::move(per), table.totals[i]}});
       }

@@ -53,6 +53,10 @@ class DynamicResources final : public framework::PreFilterPlugin,
     *score = 0;
     return Status();
   }
+  std::optional<int64_t> UniformScore(const framework::CycleState&,
+                                      const framework::PodInfo&) const override {
+    return 0;
+  }
 
   // No events: only a pod that names claims is ever rejected here, and nothing berth watches
   // can make it schedulable before claims are supported.

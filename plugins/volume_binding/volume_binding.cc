@@ -136,6 +136,18 @@ class VolumeBinding final : public framework::PreFilterPlugin,
     return {};
   }
 
+  // Nodes without static bindings score 0: when no node has any, every node does.
+  std::optional<int64_t> UniformScore(const framework::CycleState& state,
+                                      const framework::PodInfo&) const override {
+    const auto* s = state.Read<StateData>(StateKey());
+    if (s == nullptr) return 0;
+    std::lock_guard lock(s->mu);
+    for (const auto& [name, volumes] : s->by_node) {
+      if (!volumes.static_bindings.empty()) return std::nullopt;
+    }
+    return 0;
+  }
+
   Status Reserve(framework::CycleState& state, const framework::PodInfo& pod,
                  const std::string& node) const override {
     auto* s = state.Read<StateData>(StateKey());

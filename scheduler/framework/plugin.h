@@ -6,6 +6,7 @@
 // on worker threads for different nodes: they read CycleState and the NodeInfo, write nothing
 // shared.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -87,6 +88,11 @@ class ScorePlugin : public virtual Plugin {
  public:
   virtual Status Score(const CycleState& state, const PodInfo& pod, const NodeInfo& node,
                        int64_t* score) const = 0;
+  // Optional: when this pod's score is known to be the same on every node (a plugin with nothing
+  // to weigh for it), return it; the framework then fills it in without calling Score per node.
+  virtual std::optional<int64_t> UniformScore(const CycleState& state, const PodInfo& pod) const {
+    return std::nullopt;
+  }
   // Optional: rescale this plugin's scores of all nodes into [0, 100].
   virtual bool HasNormalizeScore() const { return false; }
   virtual Status NormalizeScore(const CycleState& state, const PodInfo& pod,

@@ -69,24 +69,25 @@ List ApplyNonMissing(const List* list, const List& defaults) {
 // Upstream's aggregateContainerResourcesByFn (the KEP-753 sidecar formula).
 List Aggregate(const api::Pod& pod, const PodRequestsOptions& opts, Source source) {
   const bool infeasible = opts.use_status_resources && IsPodResizeInfeasible(pod);
-  auto contribution = [&](const api::Container& c) {
+  // The container's list, or its copy with the defaults in `scratch` (null: nothing).
+  auto contribution = [&](const api::Container& c, List* scratch) -> const List* {
     const api::ContainerStatus* cs = opts.use_status_resources ? FindStatus(pod, c.name) : nullptr;
     const List* l = ContainerList(source, c, cs, infeasible);
     if (opts.non_missing_container_requests != nullptr &&
         !opts.non_missing_container_requests->empty()) {
-      return ApplyNonMissing(l, *opts.non_missing_container_requests);
+      *scratch = ApplyNonMissing(l, *opts.non_missing_container_requests);
+      return scratch;
     }
-    return l != nullptr ? *l : List{};
+    return l;
   };
   List result;
-  for (const auto& c : pod.spec.containers) {
-    const List l = contribution(c);
-    AddList(result, &l);
-  }
+  List scratch;
+  for (const auto& c : pod.spec.containers) AddList(result, contribution(c, &scratch));
   List restartable;  // sidecars started so far
   List init_max;
   for (const auto& c : pod.spec.init_containers) {
-    List l = contribution(c);
+    const List* from = contribution(c, &scratch);
+    List l = from != nullptr ? *from : List{};
     if (c.restart_policy == "Always") {
       AddList(result, &l);
       AddList(restartable, &l);
@@ -100,15 +101,30 @@ List Aggregate(const api::Pod& pod, const PodRequestsOptions& opts, Source sourc
   return result;
 }
 
+bool HasContainerStatusResources(const api::Pod& pod) {
+  for (const auto* list : {&pod.status.container_statuses, &pod.status.init_container_statuses}) {
+    for (const auto& cs : *list) {
+      if (cs.allocated_resources || cs.resources_requests) return true;
+    }
+  }
+  return false;
+}
+
 // Upstream's AggregateContainerRequests.
 List AggregateContainerRequests(const api::Pod& pod, const PodRequestsOptions& opts) {
   if (!opts.use_status_resources) return Aggregate(pod, opts, Source::kSpec);
   const bool infeasible = IsPodResizeInfeasible(pod);
+  const auto& st = pod.status;
+  const bool pod_level_status = opts.in_place_pod_level_resize && st.allocated_resources &&
+                                st.resources && st.resources->requests;
+  // Without any status resources (every pod not yet running) the allocated and actuated sums are
+  // the spec's, and the max of three equal lists is the spec's: aggregate once.
+  if (!infeasible && !pod_level_status && !HasContainerStatusResources(pod)) {
+    return Aggregate(pod, opts, Source::kSpec);
+  }
   const List spec = Aggregate(pod, opts, Source::kSpec);
   List allocated, actuated;
-  const auto& st = pod.status;
-  if (opts.in_place_pod_level_resize && st.allocated_resources && st.resources &&
-      st.resources->requests) {
+  if (pod_level_status) {
     // The kubelet's pod-level status already aggregates every container.
     allocated = *st.allocated_resources;
     actuated = *st.resources->requests;

@@ -517,33 +517,47 @@ Status Framework::RunScorePlugins(const framework::CycleState& state, const fram
     const size_t nn = nodes.size();
     out->num_nodes = nn;
     if (out->per_plugin.size() < np) out->per_plugin.resize(np);
-    for (size_t k = 0; k < np; ++k) out->per_plugin[k].resize(nn);
+    // Plugins that score this pod the same everywhere are not called per node.
+    out->uniform.assign(np, std::nullopt);
+    std::vector<size_t> per_node;
+    per_node.reserve(np);
+    for (size_t k = 0; k < np; ++k) {
+      if (!active[k]->HasNormalizeScore()) out->uniform[k] = active[k]->UniformScore(state, pod);
+      if (out->uniform[k]) {
+        out->per_plugin[k].clear();
+      } else {
+        out->per_plugin[k].resize(nn);
+        per_node.push_back(k);
+      }
+    }
     std::mutex err_mu;
     std::optional<Status> error;
     std::atomic<bool> stop{false};
-    deps_.parallelizer->Until(
-        static_cast<int>(nn),
-        [&](int i) {
-          const auto idx = static_cast<size_t>(i);
-          const framework::NodeInfo& node = *nodes[idx];
-          for (size_t k = 0; k < np; ++k) {
-            int64_t score = 0;
-            Status s = active[k]->Score(state, pod, node, &score);
-            if (!s.IsSuccess()) {
-              std::lock_guard lock(err_mu);
-              if (!error) {
-                error = Status::Error("plugin \"" + std::string(active[k]->Name()) +
-                                      "\" failed with: " + s.Message());
+    if (!per_node.empty()) {
+      deps_.parallelizer->Until(
+          static_cast<int>(nn),
+          [&](int i) {
+            const auto idx = static_cast<size_t>(i);
+            const framework::NodeInfo& node = *nodes[idx];
+            for (const size_t k : per_node) {
+              int64_t score = 0;
+              Status s = active[k]->Score(state, pod, node, &score);
+              if (!s.IsSuccess()) {
+                std::lock_guard lock(err_mu);
+                if (!error) {
+                  error = Status::Error("plugin \"" + std::string(active[k]->Name()) +
+                                        "\" failed with: " + s.Message());
+                }
+                stop = true;
+                return;
               }
-              stop = true;
-              return;
+              out->per_plugin[k][idx] = framework::NodeScore{&node.name(), score};
             }
-            out->per_plugin[k][idx] = framework::NodeScore{&node.name(), score};
-          }
-        },
-        &stop);
+          },
+          &stop);
+    }
     if (error) return *error;
-    for (size_t k = 0; k < np; ++k) {
+    for (const size_t k : per_node) {
       if (!active[k]->HasNormalizeScore()) continue;
       Status s = active[k]->NormalizeScore(state, pod, out->per_plugin[k]);
       if (!s.IsSuccess()) {
@@ -551,17 +565,27 @@ Status Framework::RunScorePlugins(const framework::CycleState& state, const fram
                              "\" failed with: " + s.Message());
       }
     }
-    out->totals.assign(nn, 0);
+    auto invalid = [&](size_t k, int64_t score) {
+      return Status::Error("plugin \"" + std::string(active[k]->Name()) +
+                           "\" returns an invalid score " + std::to_string(score) +
+                           ", it should in the range of [0, 100] after normalizing");
+    };
+    auto in_range = [](int64_t score) {
+      return score <= framework::kMaxNodeScore && score >= framework::kMinNodeScore;
+    };
+    int64_t base = 0;  // the uniform plugins' weighted sum, the same on every node
     for (size_t k = 0; k < np; ++k) {
+      if (!out->uniform[k]) continue;
+      if (nn > 0 && !in_range(*out->uniform[k])) return invalid(k, *out->uniform[k]);
+      base += *out->uniform[k] * weights[k];
+    }
+    out->totals.assign(nn, base);
+    for (const size_t k : per_node) {
       const auto& list = out->per_plugin[k];
       const int64_t w = weights[k];
       for (size_t i = 0; i < nn; ++i) {
         const int64_t score = list[i].score;
-        if (score > framework::kMaxNodeScore || score < framework::kMinNodeScore) {
-          return Status::Error("plugin \"" + std::string(active[k]->Name()) +
-                               "\" returns an invalid score " + std::to_string(score) +
-                               ", it should in the range of [0, 100] after normalizing");
-        }
+        if (!in_range(score)) return invalid(k, score);
         out->totals[i] += score * w;
       }
     }

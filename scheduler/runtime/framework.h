@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,8 +52,15 @@ struct Deps {
 struct ScoreTable {
   std::vector<std::string_view> plugins;             // score plugins that ran (not skipped)
   std::vector<framework::NodeScoreList> per_plugin;  // [plugin][node]: normalised, pre-weight
-  std::vector<int64_t> totals;                       // [node]: weighted sum
+  // [plugin]: the score of every node when the plugin gave all the same (ScorePlugin::
+  // UniformScore); per_plugin[plugin] is then left empty.
+  std::vector<std::optional<int64_t>> uniform;
+  std::vector<int64_t> totals;  // [node]: weighted sum
   size_t num_nodes = 0;
+
+  int64_t Score(size_t plugin, size_t node) const {
+    return uniform[plugin] ? *uniform[plugin] : per_plugin[plugin][node].score;
+  }
 };
 
 class Framework final : public framework::Handle {

@@ -17,8 +17,8 @@ using testing::MakeNode;
 using testing::MakePod;
 
 // A plugin implementing every point; its behaviour is set through the args object:
-//   {"filter": "reject"|"error"|"skip-prefilter", "score": N, "permit": "wait"|"reject",
-//    "reserve": "fail", "nodes": ["n1"]}
+//   {"filter": "reject"|"error"|"skip-prefilter", "score": N, "uniform": N,
+//    "permit": "wait"|"reject", "reserve": "fail", "nodes": ["n1"]}
 class Fake : public framework::PreEnqueuePlugin,
              public framework::PreFilterPlugin,
              public framework::FilterPlugin,
@@ -33,6 +33,7 @@ class Fake : public framework::PreEnqueuePlugin,
     if (args == nullptr) return;
     if (const auto* v = args->Find("filter")) filter_ = v->AsString();
     if (const auto* v = args->Find("score")) score_ = v->AsInt();
+    if (const auto* v = args->Find("uniform")) uniform_ = v->AsInt();
     if (const auto* v = args->Find("permit")) permit_ = v->AsString();
     if (const auto* v = args->Find("reserve")) reserve_ = v->AsString();
     if (const auto* v = args->Find("nodes")) {
@@ -63,8 +64,14 @@ class Fake : public framework::PreEnqueuePlugin,
   }
   Status Score(const framework::CycleState&, const framework::PodInfo&, const framework::NodeInfo&,
                int64_t* score) const override {
+    // A plugin that knows its uniform score must not be asked per node.
+    if (uniform_) return Status::Error("Score called although the score is uniform");
     *score = score_;
     return {};
+  }
+  std::optional<int64_t> UniformScore(const framework::CycleState&,
+                                      const framework::PodInfo&) const override {
+    return uniform_;
   }
   Status Reserve(framework::CycleState&, const framework::PodInfo&,
                  const std::string&) const override {
@@ -95,6 +102,7 @@ class Fake : public framework::PreEnqueuePlugin,
   std::string name_;
   std::vector<std::string>* log_;
   std::string filter_, permit_, reserve_;
+  std::optional<int64_t> uniform_;
   int64_t score_ = 0;
   std::optional<std::set<std::string, std::less<>>> nodes_;
 };
@@ -346,6 +354,43 @@ TEST_F(FrameworkTest, ScoresAreWeightedAndOutOfRangeIsAnError) {
   EXPECT_EQ(s.code(), Code::kError);
   EXPECT_EQ(s.Message(),
             "plugin \"A\" returns an invalid score 101, it should in the range of [0, 100] after "
+            "normalizing");
+}
+
+TEST_F(FrameworkTest, UniformScoresCountOnEveryNodeWithoutPerNodeCalls) {
+  auto f = Build(std::string(kHeader) +
+                 "  plugins:\n"
+                 "    multiPoint:\n"
+                 "      enabled: [{name: Sort}, {name: A, weight: 2}, {name: B, weight: 3}]\n"
+                 "  pluginConfig:\n"
+                 "  - {name: A, args: {score: 10}}\n"
+                 "  - {name: B, args: {uniform: 7}}\n");
+  ASSERT_TRUE(f.ok());
+  framework::CycleState state;
+  auto pod = MakePod("p").Info();
+  auto n1 = MakeNode("n1").Info();
+  auto n2 = MakeNode("n2").Info();
+  ScoreTable table;
+  Status s = (*f)->RunScorePlugins(state, *pod, {&n1, &n2}, &table);
+  ASSERT_TRUE(s.IsSuccess()) << s.Message();
+  EXPECT_EQ(table.totals, (std::vector<int64_t>{10 * 2 + 7 * 3, 10 * 2 + 7 * 3}));
+  ASSERT_EQ(table.plugins, (std::vector<std::string_view>{"Sort", "A", "B"}));
+  EXPECT_EQ(table.Score(1, 1), 10);
+  EXPECT_EQ(table.Score(2, 0), 7);
+  EXPECT_EQ(table.Score(2, 1), 7);
+
+  // A uniform score outside [0, 100] is refused like any other.
+  auto g = Build(std::string(kHeader) +
+                 "  plugins:\n"
+                 "    multiPoint:\n"
+                 "      enabled: [{name: Sort}, {name: B}]\n"
+                 "  pluginConfig:\n"
+                 "  - {name: B, args: {uniform: -1}}\n");
+  ASSERT_TRUE(g.ok());
+  s = (*g)->RunScorePlugins(state, *pod, {&n1}, &table);
+  EXPECT_EQ(s.code(), Code::kError);
+  EXPECT_EQ(s.Message(),
+            "plugin \"B\" returns an invalid score -1, it should in the range of [0, 100] after "
             "normalizing");
 }
 
