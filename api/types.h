@@ -247,6 +247,28 @@ struct PodStatusResources {
   std::optional<ResourceList> limits;
 };
 
+// status.resourceClaimStatuses[]: the claim generated for a pod.spec.resourceClaims[] entry.
+struct PodResourceClaimStatus {
+  std::string name;  // the pod.spec.resourceClaims[] entry
+  // resourceClaimName; absent when no claim was needed (the entry can then be ignored).
+  std::optional<std::string> resource_claim_name;
+};
+
+// status.extendedResourceClaimStatus.requestMappings[]: which request of the generated claim
+// backs a container's DRA extended resource.
+struct ContainerExtendedResourceRequest {
+  std::string container_name;  // containerName
+  std::string resource_name;   // resourceName
+  std::string request_name;    // requestName
+};
+
+// status.extendedResourceClaimStatus: the claim the scheduler generated for the pod's
+// DRA-backed extended resources.
+struct PodExtendedResourceClaimStatus {
+  std::vector<ContainerExtendedResourceRequest> request_mappings;  // requestMappings
+  std::string resource_claim_name;                                 // resourceClaimName
+};
+
 struct PodStatus {
   std::string phase;  // Pending, Running, Succeeded, Failed, Unknown
   std::string nominated_node_name;
@@ -256,6 +278,9 @@ struct PodStatus {
   std::vector<ContainerStatus> init_container_statuses;
   std::optional<ResourceList> allocated_resources;  // status.allocatedResources (pod level)
   std::optional<PodStatusResources> resources;      // status.resources (pod level)
+  std::vector<PodResourceClaimStatus> resource_claim_statuses;  // status.resourceClaimStatuses
+  // status.extendedResourceClaimStatus
+  std::optional<PodExtendedResourceClaimStatus> extended_resource_claim_status;
 };
 
 struct Pod {
