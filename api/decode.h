@@ -12,6 +12,7 @@
 
 #include "api/replicated_storage_types.h"
 #include "api/types.h"
+#include "api/types_resource.h"
 #include "api/value.h"
 #include "base/result.h"
 
@@ -28,6 +29,16 @@ Result<CSIDriver> DecodeCSIDriver(const Value& v);
 Result<Service> DecodeService(const Value& v);
 Result<PodGroup> DecodePodGroup(const Value& v);
 Result<PodDisruptionBudget> DecodePodDisruptionBudget(const Value& v);
+// resource.k8s.io/v1 (api/decode_resource.cc). Besides type errors, the identifying fields the
+// API server requires are errors when absent or empty (`spec.driver: driver is required`, device
+// and request names, the driver/pool/device/request of an allocation result, the uid of a
+// reservedFor entry, ...) and so is a count below 1. Unknown enumeration values (allocationMode,
+// taint effects) are kept: the allocator refuses them with a reason. The defaults the API server
+// applies (allocationMode, count, toleration operator) are filled in.
+Result<DeviceClass> DecodeDeviceClass(const Value& v);
+Result<ResourceSlice> DecodeResourceSlice(const Value& v);
+Result<ResourceClaim> DecodeResourceClaim(const Value& v);
+Result<ResourceClaimTemplate> DecodeResourceClaimTemplate(const Value& v);
 // api/decode_workloads.cc: metadata and spec.selector only.
 Result<ReplicationController> DecodeReplicationController(const Value& v);
 Result<ReplicaSet> DecodeReplicaSet(const Value& v);
@@ -49,7 +60,8 @@ std::string FormatTime(Time t);  // RFC 3339 with microseconds, UTC
 // Any decoded object, tagged by kind.
 using Object = std::variant<Pod, Node, Namespace, PersistentVolumeClaim, PersistentVolume,
                             StorageClass, CSINode, CSIDriver, Service, PodGroup,
-                            PodDisruptionBudget, ReplicationController, ReplicaSet, StatefulSet>;
+                            PodDisruptionBudget, ReplicationController, ReplicaSet, StatefulSet,
+                            DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate>;
 
 // Decodes by `kind` (and apiVersion group where kinds are ambiguous). Returns:
 //  - the object, or

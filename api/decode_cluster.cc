@@ -169,6 +169,19 @@ Result<Object> DecodeObject(const Value& v) {
                      "\" (want policy/v1)",
                  ErrorCode::kNotFound};
   }
+  if (kind == "DeviceClass" || kind == "ResourceSlice" || kind == "ResourceClaim" ||
+      kind == "ResourceClaimTemplate") {
+    // Earlier versions (v1beta1, v1beta2) shape requests differently: only v1 is read.
+    if (api_version != "resource.k8s.io/v1") {
+      return Error{"unsupported kind \"" + kind + "\" in apiVersion \"" + api_version +
+                       "\" (want resource.k8s.io/v1)",
+                   ErrorCode::kNotFound};
+    }
+    if (kind == "DeviceClass") return Wrap(DecodeDeviceClass(v), v);
+    if (kind == "ResourceSlice") return Wrap(DecodeResourceSlice(v), v);
+    if (kind == "ResourceClaim") return Wrap(DecodeResourceClaim(v), v);
+    return Wrap(DecodeResourceClaimTemplate(v), v);
+  }
   if (kind == "ReplicationController") return Wrap(DecodeReplicationController(v), v);
   if (kind == "ReplicaSet" || kind == "StatefulSet") {
     if (ApiGroup(api_version) != "apps") {

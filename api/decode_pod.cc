@@ -217,6 +217,24 @@ Ok DecodeContainerStatus(const Reader& in, ContainerStatus* out) {
   return OptResources(resources, "requests", &out->resources_requests);
 }
 
+Ok DecodePodResourceClaimStatus(const Reader& in, PodResourceClaimStatus* out) {
+  BERTH_RETURN_IF_ERROR(in.String("name", &out->name));
+  if (out->name.empty()) return RequiredError(in.PathOf("name"));
+  return in.OptString("resourceClaimName", &out->resource_claim_name);
+}
+
+Ok DecodeExtendedResourceRequest(const Reader& in, ContainerExtendedResourceRequest* out) {
+  BERTH_RETURN_IF_ERROR(in.String("containerName", &out->container_name));
+  BERTH_RETURN_IF_ERROR(in.String("resourceName", &out->resource_name));
+  return in.String("requestName", &out->request_name);
+}
+
+Ok DecodeExtendedResourceClaimStatus(const Reader& in, PodExtendedResourceClaimStatus* out) {
+  BERTH_RETURN_IF_ERROR(
+      in.List("requestMappings", &out->request_mappings, DecodeExtendedResourceRequest));
+  return in.String("resourceClaimName", &out->resource_claim_name);
+}
+
 Ok DecodePodStatus(const Reader& in, PodStatus* out) {
   BERTH_RETURN_IF_ERROR(in.String("phase", &out->phase));
   BERTH_RETURN_IF_ERROR(in.String("nominatedNodeName", &out->nominated_node_name));
@@ -227,6 +245,14 @@ Ok DecodePodStatus(const Reader& in, PodStatus* out) {
   BERTH_RETURN_IF_ERROR(
       in.List("initContainerStatuses", &out->init_container_statuses, DecodeContainerStatus));
   BERTH_RETURN_IF_ERROR(OptResources(in, "allocatedResources", &out->allocated_resources));
+  BERTH_RETURN_IF_ERROR(in.List("resourceClaimStatuses", &out->resource_claim_statuses,
+                                DecodePodResourceClaimStatus));
+  BERTH_RETURN_IF_ERROR(in.Object("extendedResourceClaimStatus", [out](const Reader& r) -> Ok {
+    PodExtendedResourceClaimStatus status;
+    BERTH_RETURN_IF_ERROR(DecodeExtendedResourceClaimStatus(r, &status));
+    out->extended_resource_claim_status = std::move(status);
+    return Ok();
+  }));
   BERTH_ASSIGN_OR_RETURN(Reader resources, in.Child("resources"));
   if (!resources.present()) return Ok();
   PodStatusResources r;

@@ -18,6 +18,11 @@ inline constexpr const char kReplicaSet[] = "ReplicaSet";
 inline constexpr const char kStatefulSet[] = "StatefulSet";
 inline constexpr const char kPodGroup[] = "PodGroup";
 inline constexpr const char kPodDisruptionBudget[] = "PodDisruptionBudget";
+// resource.k8s.io/v1 (DynamicResources)
+inline constexpr const char kDeviceClass[] = "DeviceClass";
+inline constexpr const char kResourceSlice[] = "ResourceSlice";
+inline constexpr const char kResourceClaim[] = "ResourceClaim";
+inline constexpr const char kResourceClaimTemplate[] = "ResourceClaimTemplate";
 // storage.deckhouse.io/v1alpha1
 inline constexpr const char kReplicatedStorageClass[] = "ReplicatedStorageClass";
 inline constexpr const char kReplicatedStoragePool[] = "ReplicatedStoragePool";

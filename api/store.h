@@ -13,6 +13,7 @@
 
 #include "api/replicated_storage_types.h"
 #include "api/types.h"
+#include "api/types_resource.h"
 
 namespace berth::api {
 
@@ -90,6 +91,12 @@ struct ClusterObjects {
   Store<LVMLogicalVolume> lvm_logical_volumes;
   Store<ReplicatedVolume> replicated_volumes;
   Store<PodDisruptionBudget> pdbs;
+  // resource.k8s.io/v1 (DynamicResources). DeviceClasses and ResourceSlices are cluster-scoped
+  // (key "name"); claims and templates are keyed "namespace/name".
+  Store<DeviceClass> device_classes;
+  Store<ResourceSlice> resource_slices;
+  Store<ResourceClaim> resource_claims;
+  Store<ResourceClaimTemplate> resource_claim_templates;
 };
 
 }  // namespace berth::api
