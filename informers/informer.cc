@@ -22,6 +22,10 @@ template class Informer<api::ReplicaSet>;
 template class Informer<api::StatefulSet>;
 template class Informer<api::PodGroup>;
 template class Informer<api::PodDisruptionBudget>;
+template class Informer<api::DeviceClass>;
+template class Informer<api::ResourceSlice>;
+template class Informer<api::ResourceClaim>;
+template class Informer<api::ResourceClaimTemplate>;
 template class Informer<api::ReplicatedStorageClass>;
 template class Informer<api::ReplicatedStoragePool>;
 template class Informer<api::LVMVolumeGroup>;
@@ -70,6 +74,18 @@ const auto kKinds = std::make_tuple(
     Spec<api::PodDisruptionBudget>{kind::kPodDisruptionBudget,
                                    "/apis/policy/v1/poddisruptionbudgets", false,
                                    api::DecodePodDisruptionBudget, &O::pdbs},
+    // Dynamic resource allocation (DynamicResources). Built into the API server since v1.34:
+    // not optional. DeviceClasses and ResourceSlices are cluster-scoped.
+    Spec<api::DeviceClass>{kind::kDeviceClass, "/apis/resource.k8s.io/v1/deviceclasses", false,
+                           api::DecodeDeviceClass, &O::device_classes},
+    Spec<api::ResourceSlice>{kind::kResourceSlice, "/apis/resource.k8s.io/v1/resourceslices", false,
+                             api::DecodeResourceSlice, &O::resource_slices},
+    Spec<api::ResourceClaim>{kind::kResourceClaim, "/apis/resource.k8s.io/v1/resourceclaims", false,
+                             api::DecodeResourceClaim, &O::resource_claims},
+    // Read to find a pod's claim templates; no plugin requeues on them.
+    Spec<api::ResourceClaimTemplate>{
+        kind::kResourceClaimTemplate, "/apis/resource.k8s.io/v1/resourceclaimtemplates", false,
+        api::DecodeResourceClaimTemplate, &O::resource_claim_templates},
     // Deckhouse replicated storage (ReplicatedStorage plugin); cluster-scoped CRDs, optional.
     Spec<api::ReplicatedStorageClass>{
         kind::kReplicatedStorageClass, BERTH_DECKHOUSE "replicatedstorageclasses", true,

@@ -70,7 +70,8 @@ framework::Registry NewInTreeRegistry() {
   BERTH_REGISTER(volume_zone, kVolumes);
   BERTH_REGISTER(default_preemption, {kind::kPodDisruptionBudget});
   BERTH_REGISTER(node_declared_features, {});
-  BERTH_REGISTER(dynamic_resources, {});
+  BERTH_REGISTER(dynamic_resources, {kind::kDeviceClass, kind::kResourceSlice, kind::kResourceClaim,
+                                     kind::kResourceClaimTemplate});
   // Legacy Policy plugins (config/policy.h); not in the default profile.
   BERTH_REGISTER(service_affinity, {kind::kService});
   BERTH_REGISTER(selector_spread, kSpreadOwners);

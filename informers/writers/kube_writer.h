@@ -56,6 +56,14 @@ class KubeApiWriter final : public framework::ApiWriter {
   framework::Status DeletePod(const api::Pod& pod) override;
   void RecordPreemptedEvent(const api::Pod& victim, const api::Pod& preemptor,
                             const std::string& node) override;
+  // Dynamic resource allocation (kube_resource_writer.cc): PUT
+  // /apis/resource.k8s.io/v1/namespaces/{ns}/resourceclaims/{name}/status with the body of
+  // api::EncodeResourceClaimStatusUpdate (metadata.resourceVersion and uid as preconditions).
+  // 200: the stored claim. Errors name the claim (`PUT resourceclaims ns/name/status: HTTP 409:
+  // <the API server's message>`), coded as framework::ApiWriter documents: kConflict (409),
+  // kNotFound (404), kUnavailable (no answer, 429, 5xx), kInvalid (anything else), kInternal (a
+  // reply that does not decode).
+  Result<api::ResourceClaim> UpdateResourceClaimStatus(const api::ResourceClaim& claim) override;
   // reportingInstance of the events this writer records (default "berth-scheduler").
   void set_reporting_instance(std::string instance) { instance_ = std::move(instance); }
 

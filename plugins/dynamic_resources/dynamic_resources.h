@@ -2,8 +2,9 @@
 // DynamicResources (PreEnqueue, PreFilter, PostFilter, Score) — the part of upstream's
 // dynamicresources plugin (v1.37, default profile, weight 2) that concerns pods without resource
 // claims, which is every pod berth places today. Allocating devices for `spec.resourceClaims` is
-// not implemented yet (ResourceClaims, ResourceSlices and DeviceClasses are not read): a pod
-// that names claims is refused, never bound with its claims unallocated.
+// not implemented yet: the registry already declares the resource.k8s.io/v1 kinds it will read
+// (so their informers run and stores fill), but this code does not read them; a pod that names
+// claims is refused, never bound with its claims unallocated.
 //
 //   PreEnqueue: Success. (Upstream checks the claims exist; berth refuses such pods in PreFilter.)
 //   PreFilter:  records in the CycleState that the pod has no claims and returns Skip (so Filter

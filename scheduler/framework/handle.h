@@ -9,6 +9,8 @@
 
 #include "api/store.h"
 #include "api/types.h"
+#include "api/types_resource.h"
+#include "base/result.h"
 #include "scheduler/framework/clock.h"
 #include "scheduler/framework/cycle_state.h"
 #include "scheduler/framework/node_info.h"
@@ -64,6 +66,21 @@ class ApiWriter {
   // Best effort: a Normal "Preempted" event on the victim naming the preemptor and the node.
   virtual void RecordPreemptedEvent(const api::Pod& victim, const api::Pod& preemptor,
                                     const std::string& node) {}
+
+  // ---- dynamic resource allocation (DynamicResources' PreBind / PostFilter / Unreserve) ----
+  // PUT resourceclaims/{name}/status (upstream's ResourceClaims().UpdateStatus) writing
+  // claim.status whole: allocation, reservedFor and the drivers' status.devices (to be passed on
+  // unchanged), with claim.metadata.resourceVersion as precondition (and uid when set). Returns
+  // the claim as the API server stored it (new resourceVersion). Error codes:
+  //   kConflict     HTTP 409: the claim changed since it was read; read it again and retry
+  //                 (upstream's retry.RetryOnConflict). The message names the claim.
+  //   kNotFound     HTTP 404: the claim is gone.
+  //   kUnavailable  no answer, or 429/5xx after the client's retries.
+  //   kInvalid      any other refusal (422 validation, 403 RBAC), with the API server's message.
+  // The default reports that the writer cannot do it (kInternal).
+  virtual Result<api::ResourceClaim> UpdateResourceClaimStatus(const api::ResourceClaim& claim) {
+    return Error{"this API writer cannot update ResourceClaims", ErrorCode::kInternal};
+  }
 };
 
 // Pods nominated to nodes by preemption (status.nominatedNodeName), upstream's PodNominator.

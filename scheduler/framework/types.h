@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "api/types.h"
+#include "api/types_resource.h"
 #include "scheduler/framework/clock.h"
 #include "scheduler/framework/pod_info.h"
 #include "scheduler/framework/status.h"
@@ -55,6 +56,10 @@ enum class EventResource : uint8_t {
   // Any storage.deckhouse.io object (ReplicatedStorageClass, ReplicatedStoragePool,
   // LVMVolumeGroup, LVMLogicalVolume, ReplicatedVolume); the event carries no object.
   kReplicatedStorage,
+  // resource.k8s.io/v1 (upstream's framework.ResourceClaim, ResourceSlice, DeviceClass).
+  kResourceClaim,
+  kResourceSlice,
+  kDeviceClass,
   kWildcard,
 };
 
@@ -99,7 +104,8 @@ struct ClusterEvent {
 using EventObject =
     std::variant<std::monostate, const api::Pod*, const api::Node*, const api::PodGroup*,
                  const api::PersistentVolumeClaim*, const api::PersistentVolume*,
-                 const api::StorageClass*, const api::CSINode*, const api::Service*>;
+                 const api::StorageClass*, const api::CSINode*, const api::Service*,
+                 const api::ResourceClaim*, const api::ResourceSlice*, const api::DeviceClass*>;
 
 enum class QueueingHint : uint8_t { kQueue, kQueueSkip };
 

@@ -599,6 +599,13 @@ class ChartTest(unittest.TestCase):
                   # DefaultPreemption deletes victims and reads PodDisruptionBudgets.
                   ("delete", "", "pods"), ("list", "policy", "poddisruptionbudgets"),
                   ("watch", "policy", "poddisruptionbudgets")]
+        # DynamicResources: informers on resource.k8s.io/v1, and the claim status writes (the
+        # API server also authorizes resourceclaims/binding for allocation and reservedFor).
+        needed += [(verb, "resource.k8s.io", resource) for verb in ("get", "list", "watch")
+                   for resource in ("deviceclasses", "resourceslices", "resourceclaims",
+                                    "resourceclaimtemplates")]
+        needed += [(verb, "resource.k8s.io", "resourceclaims", sub) for verb in ("update", "patch")
+                   for sub in ("status", "binding")]
         # ReplicatedStorage's optional informers (Deckhouse replicated storage).
         needed += [(verb, "storage.deckhouse.io", resource) for verb in ("list", "watch")
                    for resource in ("replicatedstorageclasses", "replicatedstoragepools",
@@ -626,6 +633,15 @@ class ChartTest(unittest.TestCase):
                       ("create", "", "serviceaccounts", "token"),
                       ("update", "storage.deckhouse.io", "lvmvolumegroups", ""),
                       ("create", "storage.deckhouse.io", "lvmlogicalvolumes", ""),
+                      ("create", "resource.k8s.io", "resourceclaims", ""),
+                      ("delete", "resource.k8s.io", "resourceclaims", ""),
+                      ("update", "resource.k8s.io", "resourceclaims", ""),
+                      ("patch", "resource.k8s.io", "resourceclaims", ""),
+                      ("update", "resource.k8s.io", "resourceclaims", "driver"),
+                      ("create", "resource.k8s.io", "resourceslices", ""),
+                      ("update", "resource.k8s.io", "resourceslices", ""),
+                      ("update", "resource.k8s.io", "deviceclasses", ""),
+                      ("create", "resource.k8s.io", "resourceclaimtemplates", ""),
                       ("escalate", "rbac.authorization.k8s.io", "clusterroles", "")]
         for verb, group, resource, sub in not_needed:
             self.assertFalse(allowed(verb, group, resource, sub, ns="apps"),

@@ -114,6 +114,10 @@ constexpr const char* kPaths[] = {
     "/apis/apps/v1/replicasets",
     "/apis/apps/v1/statefulsets",
     "/apis/policy/v1/poddisruptionbudgets",
+    "/apis/resource.k8s.io/v1/deviceclasses",
+    "/apis/resource.k8s.io/v1/resourceslices",
+    "/apis/resource.k8s.io/v1/resourceclaims",
+    "/apis/resource.k8s.io/v1/resourceclaimtemplates",
 };
 constexpr char kPodGroups[] = "/apis/scheduling.x-k8s.io/v1alpha1/podgroups";
 // Optional like PodGroups: the storage.deckhouse.io CRDs of the ReplicatedStorage plugin.
@@ -163,7 +167,7 @@ TEST(InformerFactoryTest, FillsClusterObjectsAndSyncsWithoutPodGroupCRD) {
     if (kind == "PodGroup") pod_groups_absent = stats.absent;
   }
   EXPECT_TRUE(pod_groups_absent);
-  EXPECT_EQ(factory.Stats().size(), 19u);  // 14 kinds + 5 storage.deckhouse.io kinds
+  EXPECT_EQ(factory.Stats().size(), 23u);  // 18 kinds + 5 storage.deckhouse.io kinds
 
   // The PodGroup CRD gets installed.
   kc.PushResponse("GET", kPodGroups, 200,
@@ -211,6 +215,45 @@ TEST(InformerFactoryTest, RunsOnlyTheKindsAskedForBesidesPodsAndNodes) {
     EXPECT_EQ(r.request.path.find("storage.deckhouse.io"), std::string::npos) << r.request.path;
     EXPECT_EQ(r.request.path.find("persistentvolume"), std::string::npos) << r.request.path;
   }
+}
+
+// DynamicResources' kinds: cluster-scoped classes and slices keyed by name, claims and templates
+// by namespace/name.
+TEST(InformerFactoryTest, ResourceKindsFillTheirStores) {
+  FakeKubeClient kc;
+  kc.PushResponse("GET", "/api/v1/pods", 200, List("1", {}));
+  kc.PushResponse("GET", "/api/v1/nodes", 200, List("1", {}));
+  const std::string r = "/apis/resource.k8s.io/v1/";
+  kc.PushResponse("GET", r + "deviceclasses", 200,
+                  List("2", {R"({"metadata":{"name":"gpu","resourceVersion":"2"},)"
+                             R"("spec":{"selectors":[{"cel":{"expression":"true"}}]}})"}));
+  kc.PushResponse("GET", r + "resourceslices", 200,
+                  List("2", {R"({"metadata":{"name":"s","resourceVersion":"2"},"spec":{)"
+                             R"("driver":"d","nodeName":"n1","pool":{"name":"n1","generation":1,)"
+                             R"("resourceSliceCount":1},"devices":[{"name":"x"}]}})"}));
+  kc.PushResponse("GET", r + "resourceclaims", 200,
+                  List("2", {"{" + Meta("c", "ns", "2") +
+                             R"(,"spec":{"devices":{"requests":[{"name":"r",)"
+                             R"("exactly":{"deviceClassName":"gpu"}}]}}})"}));
+  kc.PushResponse("GET", r + "resourceclaimtemplates", 200,
+                  List("2", {"{" + Meta("t", "ns", "2") + "}"}));
+  api::ClusterObjects objects;
+  InformerFactory factory(kc, objects, Quiet(),
+                          std::set<std::string>{"DeviceClass", "ResourceSlice", "ResourceClaim",
+                                                "ResourceClaimTemplate"});
+  EXPECT_EQ(factory.Kinds(),
+            (std::vector<std::string>{"Pod", "Node", "DeviceClass", "ResourceSlice",
+                                      "ResourceClaim", "ResourceClaimTemplate"}));
+  factory.Start();
+  ASSERT_TRUE(factory.WaitForCacheSync(milliseconds(5000)).ok());
+  ASSERT_NE(objects.device_classes.Get("gpu"), nullptr);
+  EXPECT_EQ(objects.device_classes.Get("gpu")->spec.selectors[0].cel_expression, "true");
+  ASSERT_NE(objects.resource_slices.Get("s"), nullptr);
+  EXPECT_EQ(objects.resource_slices.Get("s")->spec.devices[0].name, "x");
+  ASSERT_NE(objects.resource_claims.Get("ns", "c"), nullptr);
+  EXPECT_EQ(objects.resource_claims.Get("ns", "c")->spec.devices.requests[0].exactly->count, 1);
+  EXPECT_NE(objects.resource_claim_templates.Get("ns", "t"), nullptr);
+  factory.Stop();
 }
 
 }  // namespace

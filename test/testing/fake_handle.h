@@ -60,6 +60,21 @@ class RecordingWriter : public framework::ApiWriter {
     if (resource_version != nullptr) *resource_version = pv.metadata.resource_version;
     return on_pv_patch ? on_pv_patch(pv, claim) : framework::Status();
   }
+  // ResourceClaim status updates, recorded in order; on_claim_status (when set) answers (e.g. a
+  // kConflict Error, or the claim with a new resourceVersion), else the claim comes back as sent.
+  Result<api::ResourceClaim> UpdateResourceClaimStatus(const api::ResourceClaim& claim) override {
+    {
+      std::lock_guard lock(bind_mu_);
+      claim_status_updates_.push_back(claim);
+    }
+    return on_claim_status ? on_claim_status(claim) : Result<api::ResourceClaim>(claim);
+  }
+  std::vector<api::ResourceClaim> ClaimStatusUpdates() const {
+    std::lock_guard lock(bind_mu_);
+    return claim_status_updates_;
+  }
+  std::function<Result<api::ResourceClaim>(const api::ResourceClaim&)> on_claim_status;
+
   std::vector<std::pair<std::string, api::Labels>> pvc_patches;    // "ns/name", annotations
   std::vector<std::pair<std::string, std::string>> pv_claim_refs;  // PV name, "ns/claim"
   std::function<framework::Status(const api::PersistentVolumeClaim&, const api::Labels&)>
@@ -68,8 +83,10 @@ class RecordingWriter : public framework::ApiWriter {
       on_pv_patch;
 
  private:
-  mutable std::mutex bind_mu_;  // guards bindings, nominations_ (Bind runs on binding workers)
+  // guards bindings, nominations_, claim_status_updates_ (binding workers write them)
+  mutable std::mutex bind_mu_;
   std::vector<std::pair<std::string, std::string>> nominations_;  // "ns/name", node
+  std::vector<api::ResourceClaim> claim_status_updates_;
 };
 
 class FakeHandle : public framework::Handle, private framework::SnapshotBuilder {

@@ -78,9 +78,9 @@ void RequeueOn(informers::InformerFactory& factory, framework::EventResource res
 }
 
 // The informer -> requeue table of `berth run`: kinds other than Node and Pod only requeue pods
-// that a plugin rejected for them (the Scheduler's OnClusterEvent). Namespaces and
-// PodDisruptionBudgets requeue nothing (no plugin registers for them). A new kind is one row
-// here besides its row in the informers' kind table (informers/informer.cc).
+// that a plugin rejected for them (the Scheduler's OnClusterEvent). Namespaces,
+// PodDisruptionBudgets and ResourceClaimTemplates requeue nothing (no plugin registers for them).
+// A new kind is one row here besides its row in the informers' kind table (informers/informer.cc).
 template <typename Sink>
 void ConnectRequeueEvents(informers::InformerFactory& factory, Sink& sink) {
   using framework::EventResource;
@@ -94,6 +94,9 @@ void ConnectRequeueEvents(informers::InformerFactory& factory, Sink& sink) {
   RequeueOn<api::CSINode, kObject>(factory, EventResource::kCSINode, sink);
   RequeueOn<api::Service, kObject>(factory, EventResource::kService, sink);
   RequeueOn<api::PodGroup, kObject>(factory, EventResource::kPodGroup, sink);
+  RequeueOn<api::ResourceClaim, kObject>(factory, EventResource::kResourceClaim, sink);
+  RequeueOn<api::ResourceSlice, kObject>(factory, EventResource::kResourceSlice, sink);
+  RequeueOn<api::DeviceClass, kObject>(factory, EventResource::kDeviceClass, sink);
   RequeueOn<api::ReplicatedStorageClass, kNone>(factory, EventResource::kReplicatedStorage, sink);
   RequeueOn<api::ReplicatedStoragePool, kNone>(factory, EventResource::kReplicatedStorage, sink);
   RequeueOn<api::LVMVolumeGroup, kNone>(factory, EventResource::kReplicatedStorage, sink);

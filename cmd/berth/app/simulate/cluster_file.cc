@@ -150,6 +150,24 @@ struct Loader {
             SetNamespace(o);
             if (auto ok = check_dup("PodDisruptionBudget", o.metadata); !ok) return ok;
             out.pdbs.push_back(std::make_shared<api::PodDisruptionBudget>(std::move(o)));
+          } else if constexpr (std::is_same_v<T, api::DeviceClass>) {
+            if (auto ok = check_dup("DeviceClass", o.metadata); !ok) return ok;
+            out.device_classes.push_back(std::make_shared<api::DeviceClass>(std::move(o)));
+          } else if constexpr (std::is_same_v<T, api::ResourceSlice>) {
+            if (auto ok = check_dup("ResourceSlice", o.metadata); !ok) return ok;
+            out.resource_slices.push_back(std::make_shared<api::ResourceSlice>(std::move(o)));
+          } else if constexpr (std::is_same_v<T, api::ResourceClaim>) {
+            SetNamespace(o);
+            if (o.metadata.uid.empty()) {
+              o.metadata.uid = "sim-resourceclaim-" + o.metadata.namespace_ + "-" + o.metadata.name;
+            }
+            if (auto ok = check_dup("ResourceClaim", o.metadata); !ok) return ok;
+            out.resource_claims.push_back(std::make_shared<api::ResourceClaim>(std::move(o)));
+          } else if constexpr (std::is_same_v<T, api::ResourceClaimTemplate>) {
+            SetNamespace(o);
+            if (auto ok = check_dup("ResourceClaimTemplate", o.metadata); !ok) return ok;
+            out.resource_claim_templates.push_back(
+                std::make_shared<api::ResourceClaimTemplate>(std::move(o)));
           }
           return {};
         },

@@ -10,6 +10,7 @@
 
 #include "api/replicated_storage_types.h"
 #include "api/types.h"
+#include "api/types_resource.h"
 #include "base/result.h"
 
 namespace berth::simulate {
@@ -30,6 +31,12 @@ struct ClusterFile {
   std::vector<std::shared_ptr<const api::StatefulSet>> stateful_sets;
   std::vector<std::shared_ptr<const api::PodDisruptionBudget>> pdbs;
   std::vector<std::shared_ptr<const api::PodGroup>> pod_groups;
+  // resource.k8s.io/v1 (DynamicResources). Claims and templates default to namespace "default";
+  // a claim without a uid gets "sim-resourceclaim-<ns>-<name>" (allocations are keyed by uid).
+  std::vector<std::shared_ptr<const api::DeviceClass>> device_classes;
+  std::vector<std::shared_ptr<const api::ResourceSlice>> resource_slices;
+  std::vector<std::shared_ptr<const api::ResourceClaim>> resource_claims;
+  std::vector<std::shared_ptr<const api::ResourceClaimTemplate>> resource_claim_templates;
   // storage.deckhouse.io/v1alpha1 objects (the ReplicatedStorage plugin's), in file order.
   std::vector<std::shared_ptr<const api::ReplicatedStorageClass>> replicated_storage_classes;
   std::vector<std::shared_ptr<const api::ReplicatedStoragePool>> replicated_storage_pools;

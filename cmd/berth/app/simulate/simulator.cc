@@ -1,6 +1,7 @@
 #include "cmd/berth/app/simulate/simulator.h"
 
 #include <algorithm>
+#include <charconv>
 #include <mutex>
 
 #include "cmd/berth/app/simulate/instant_volumes.h"
@@ -83,7 +84,42 @@ class Recorder final : public framework::OutcomeSink {
 // Binds by recording; the simulation then delivers the bound pod as the informer would.
 class SimWriter final : public framework::ApiWriter {
  public:
-  explicit SimWriter(InstantVolumes* volumes) : volumes_(volumes) {}
+  SimWriter(InstantVolumes* volumes, api::Store<api::ResourceClaim>* claims)
+      : volumes_(volumes), claims_(claims) {}
+  // ResourceClaim status updates, applied to the store as the API server would: the stored
+  // claim's resourceVersion must match (kConflict otherwise; kNotFound when it is gone), the
+  // status is replaced and the resourceVersion bumped. Delivered as ResourceClaim Update events.
+  Result<api::ResourceClaim> UpdateResourceClaimStatus(const api::ResourceClaim& claim) override {
+    std::lock_guard lock(mu_);
+    const std::string key = claim.metadata.namespace_ + "/" + claim.metadata.name;
+    auto current = claims_->Get(key);
+    if (current == nullptr) {
+      return Error{"resourceclaims \"" + key + "\" not found", ErrorCode::kNotFound};
+    }
+    if (!claim.metadata.resource_version.empty() &&
+        claim.metadata.resource_version != current->metadata.resource_version) {
+      return Error{"ResourceClaim " + key + ": the object has been modified (resourceVersion " +
+                       claim.metadata.resource_version + ", stored " +
+                       current->metadata.resource_version + ")",
+                   ErrorCode::kConflict};
+    }
+    api::ResourceClaim updated = *current;
+    updated.status = claim.status;
+    uint64_t rv = 0;
+    const std::string& old_rv = current->metadata.resource_version;
+    std::from_chars(old_rv.data(), old_rv.data() + old_rv.size(), rv);
+    updated.metadata.resource_version = std::to_string(rv + 1);
+    auto stored = std::make_shared<const api::ResourceClaim>(updated);
+    claims_->Upsert(stored);
+    claim_updates_.emplace_back(current, stored);
+    return updated;
+  }
+  using ClaimUpdate = std::pair<std::shared_ptr<const api::ResourceClaim>,
+                                std::shared_ptr<const api::ResourceClaim>>;  // old, new
+  std::vector<ClaimUpdate> TakeClaimUpdates() {
+    std::lock_guard lock(mu_);
+    return std::exchange(claim_updates_, {});
+  }
   // Volume binding: the instant provisioner / PV controller of simulate (instant_volumes.h).
   framework::Status PatchPersistentVolumeClaimAnnotations(const api::PersistentVolumeClaim& pvc,
                                                           const api::Labels& annotations,
@@ -138,8 +174,10 @@ class SimWriter final : public framework::ApiWriter {
   }
 
  private:
-  InstantVolumes* volumes_;  // not owned
-  std::mutex mu_;            // guards everything below
+  InstantVolumes* volumes_;                 // not owned
+  api::Store<api::ResourceClaim>* claims_;  // not owned
+  std::mutex mu_;                           // guards everything below
+  std::vector<ClaimUpdate> claim_updates_;
   std::vector<std::pair<api::Pod, std::string>> bound_;
   std::vector<std::pair<api::Pod, std::string>> nominations_;
   std::vector<api::Pod> deletions_;
@@ -230,6 +268,12 @@ void StoreObjects(const ClusterFile& cluster, api::ClusterObjects& objects) {
   for (const auto& o : cluster.replica_sets) objects.replica_sets.Upsert(o);
   for (const auto& o : cluster.stateful_sets) objects.stateful_sets.Upsert(o);
   for (const auto& o : cluster.pod_groups) objects.pod_groups.Upsert(o);
+  for (const auto& o : cluster.device_classes) objects.device_classes.Upsert(o);
+  for (const auto& o : cluster.resource_slices) objects.resource_slices.Upsert(o);
+  for (const auto& o : cluster.resource_claims) objects.resource_claims.Upsert(o);
+  for (const auto& o : cluster.resource_claim_templates) {
+    objects.resource_claim_templates.Upsert(o);
+  }
   for (const auto& o : cluster.replicated_storage_classes) {
     objects.replicated_storage_classes.Upsert(o);
   }
@@ -262,7 +306,7 @@ class Simulation {
                    auto it = node_labels_.find(node);
                    return it == node_labels_.end() ? api::Labels() : it->second;
                  }),
-        writer_(&volumes_) {}
+        writer_(&volumes_, &objects_.resource_claims) {}
 
   // Error when the configuration cannot be instantiated (Scheduler::Create's error).
   Ok CreateScheduler(const config::SchedulerConfiguration& cfg, const framework::Registry& registry,
@@ -351,6 +395,7 @@ class Simulation {
   // immediate, on the virtual clock).
   void Deliver() {
     DeliverVolumeUpdates();
+    DeliverResourceClaimUpdates();
     DeliverDeletions();
     DeliverNominations();
     DeliverBindings();
@@ -376,6 +421,16 @@ class Simulation {
           framework::ClusterEvent{framework::EventResource::kPersistentVolumeClaim,
                                   framework::action::kUpdate, "PersistentVolumeClaimUpdate"},
           u.old_obj.get(), u.new_obj.get());
+    }
+  }
+
+  // ResourceClaim status updates (DynamicResources' writes), as the informer would report them.
+  void DeliverResourceClaimUpdates() {
+    for (const auto& [old_claim, new_claim] : writer_.TakeClaimUpdates()) {
+      sched_->OnClusterEvent(
+          framework::ClusterEvent{framework::EventResource::kResourceClaim,
+                                  framework::action::kUpdate, "ResourceClaimUpdate"},
+          old_claim.get(), new_claim.get());
     }
   }
 

@@ -57,6 +57,71 @@ items:
   EXPECT_TRUE(c->stateful_sets[0]->selector.has_value());
 }
 
+// The resource.k8s.io/v1 kinds (DynamicResources) are read, with the pod's claim statuses; claims
+// and templates default to namespace "default", a claim without a uid gets a stable one.
+TEST(ClusterFileTest, ReadsDynamicResourceAllocationKinds) {
+  auto c = ParseClusterFile(R"(
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu.example.com}
+spec:
+  selectors: [{cel: {expression: "device.driver == 'gpu.example.com'"}}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: n1-gpus}
+spec:
+  driver: gpu.example.com
+  nodeName: n1
+  pool: {name: n1, generation: 1, resourceSliceCount: 1}
+  devices: [{name: gpu-0, attributes: {model: {string: A100}}}]
+---
+apiVersion: v1
+kind: List
+items:
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceClaim
+  metadata: {name: shared-gpu}
+  spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]}}
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceClaim
+  metadata: {name: mine, namespace: team-a, uid: u-1}
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceClaimTemplate
+  metadata: {name: one-gpu}
+  spec:
+    spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: trainer}
+  spec:
+    containers: [{name: c}]
+    resourceClaims: [{name: gpu, resourceClaimTemplateName: one-gpu}]
+  status:
+    resourceClaimStatuses: [{name: gpu, resourceClaimName: trainer-gpu-x1}]
+)",
+                            "c.yaml");
+  ASSERT_TRUE(c.ok()) << c.error();
+  EXPECT_TRUE(c->warnings.empty());
+  ASSERT_EQ(c->device_classes.size(), 1u);
+  EXPECT_EQ(c->device_classes[0]->spec.selectors[0].cel_expression,
+            "device.driver == 'gpu.example.com'");
+  ASSERT_EQ(c->resource_slices.size(), 1u);
+  EXPECT_EQ(c->resource_slices[0]->spec.node_name, "n1");
+  EXPECT_EQ(c->resource_slices[0]->spec.devices[0].attributes.at("model").string_value, "A100");
+  ASSERT_EQ(c->resource_claims.size(), 2u);
+  EXPECT_EQ(c->resource_claims[0]->metadata.namespace_, "default");
+  EXPECT_EQ(c->resource_claims[0]->metadata.uid, "sim-resourceclaim-default-shared-gpu");
+  EXPECT_EQ(c->resource_claims[0]->spec.devices.requests[0].exactly->count, 1);
+  EXPECT_EQ(c->resource_claims[1]->metadata.namespace_, "team-a");
+  EXPECT_EQ(c->resource_claims[1]->metadata.uid, "u-1");
+  ASSERT_EQ(c->resource_claim_templates.size(), 1u);
+  EXPECT_EQ(c->resource_claim_templates[0]->metadata.namespace_, "default");
+  ASSERT_EQ(c->pods.size(), 1u);
+  ASSERT_EQ(c->pods[0]->status.resource_claim_statuses.size(), 1u);
+  EXPECT_EQ(c->pods[0]->status.resource_claim_statuses[0].resource_claim_name, "trainer-gpu-x1");
+}
+
 TEST(ClusterFileTest, RequestsDefaultToLimitsAsTheApiServerDoes) {
   auto c = ParseClusterFile(R"(
 apiVersion: v1
@@ -141,6 +206,17 @@ TEST(ClusterFileTest, BadInputNamesFileDocumentObjectAndField) {
        "v1\nmetadata: {name: n1}\n",
        "c.yaml: document 2: Node n1: defined twice"},
       {"broken yaml", "kind: Node\nmetadata: {name: [\n", "c.yaml: line "},
+      {"bad resource slice",
+       "apiVersion: resource.k8s.io/v1\nkind: ResourceSlice\nmetadata: {name: s}\nspec:\n  "
+       "driver: d\n  pool: {name: p, generation: 1, resourceSliceCount: 1}\n  devices: [{name: "
+       "x, capacity: {mem: {value: lots}}}]\n",
+       "c.yaml: document 1: ResourceSlice s: spec.devices[0].capacity.mem.value: invalid "
+       "quantity \"lots\""},
+      {"duplicate claim",
+       "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c}\n---\n"
+       "apiVersion: resource.k8s.io/v1\nkind: ResourceClaim\nmetadata: {name: c, namespace: "
+       "default}\n",
+       "c.yaml: document 2: ResourceClaim default/c: defined twice"},
   };
   for (const auto& tc : cases) {
     auto c = ParseClusterFile(tc.text, "c.yaml");

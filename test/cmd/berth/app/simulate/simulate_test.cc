@@ -197,6 +197,42 @@ profiles:
   EXPECT_EQ(pods[0].Find("scores")->Find("plain")->Find("NodeLabel")->AsInt(), 25);
 }
 
+// A cluster file with the resource.k8s.io/v1 kinds loads and runs; until DynamicResources
+// allocates, a pod naming claims is refused and a pod without claims is placed as before.
+TEST_F(SimulateTest, DynamicResourceObjectsLoad) {
+  const std::string dra = R"(---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu.example.com}
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: n1-gpus}
+spec:
+  driver: gpu.example.com
+  nodeName: n1
+  pool: {name: n1, generation: 1, resourceSliceCount: 1}
+  devices: [{name: gpu-0}]
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceClaim
+metadata: {name: gpu, namespace: ns}
+spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]}}
+)";
+  // The daemon watches these kinds because the default profile's DynamicResources reads them.
+  EXPECT_EQ(registry_.Reads("DynamicResources"),
+            (std::vector<std::string>{"DeviceClass", "ResourceSlice", "ResourceClaim",
+                                      "ResourceClaimTemplate"}));
+  auto pods = Run(Node("n1", "2") + dra + Pod("plain", "1") +
+                  Pod("trainer", "1", "  resourceClaims: [{name: gpu, resourceClaimName: gpu}]\n"));
+  ASSERT_EQ(pods.size(), 2u);
+  EXPECT_EQ(Str(pods[0], "node"), "n1");
+  EXPECT_EQ(Str(pods[1], "status"), "Unschedulable");
+  EXPECT_NE(Str(pods[1], "message").find("berth does not allocate resource claims yet"),
+            std::string::npos)
+      << Str(pods[1], "message");
+}
+
 TEST_F(SimulateTest, NoNodesAtAll) {
   auto pods = Run(Pod("p", "1"));
   ASSERT_EQ(pods.size(), 1u);
