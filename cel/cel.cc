@@ -31,7 +31,15 @@ std::string FormatIssue(std::string_view src, int32_t offset, const std::string&
   uint64_t col = CodePoints(src.substr(line_start, off - line_start));
   std::string out = "ERROR: <input>:" + std::to_string(line) + ":" + std::to_string(col + 1) +
                     ": " + msg + "\n | " + std::string(text) + "\n | ";
-  out += std::string(col, '.') + "^";
+  // cel-go marks each code point before the column with '.', or U+FF0E for a non-ASCII one.
+  for (unsigned char c : src.substr(line_start, off - line_start)) {
+    if (c < 0x80) {
+      out += '.';
+    } else if ((c & 0xC0) != 0x80) {
+      out += "\xEF\xBC\x8E";
+    }
+  }
+  out += "^";
   return out;
 }
 
@@ -99,6 +107,11 @@ Result<Program> Compile(std::string_view expression, uint64_t cost_limit) {
     return Error{"compilation failed: " + FormatIssue(expression, perr.offset, perr.message)};
   }
   std::vector<CheckIssue> issues = Check(*root);
+  std::vector<CheckIssue> instantiation;
+  std::erase_if(issues, [&](const CheckIssue& i) {
+    if (i.instantiation) instantiation.push_back(i);
+    return i.instantiation;
+  });
   if (!issues.empty()) {
     std::stable_sort(issues.begin(), issues.end(),
                      [](const CheckIssue& a, const CheckIssue& b) { return a.offset < b.offset; });
@@ -111,6 +124,9 @@ Result<Program> Compile(std::string_view expression, uint64_t cost_limit) {
   }
   if (root->type.kind != Type::Kind::kBool && root->type.kind != Type::Kind::kDyn) {
     return Error{"must evaluate to bool or the unknown type, not " + root->type.Name()};
+  }
+  if (!instantiation.empty()) {
+    return Error{"program instantiation failed: " + instantiation.front().message};
   }
   Program p;
   auto impl = std::make_shared<Program::Impl>();

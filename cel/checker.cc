@@ -154,25 +154,48 @@ class Checker {
     e.type = e.test_only ? Type::Of(K::kBool) : t;
   }
 
+  // HomogeneousAggregateLiterals: every element has exactly the first element's type (dyn
+  // included); an empty literal's free element type fits anything.
+  static bool SameLiteralType(const Type& have, const Expr& next) {
+    if ((next.kind == Expr::Kind::kList || next.kind == Expr::Kind::kMap) && next.args.empty()) {
+      return have.kind == next.type.kind;
+    }
+    return have == next.type;
+  }
+
+  // Literals of constants (after folding) are planned as one constant value by cel-go.
+  static void MarkConstant(Expr& e) {
+    e.all_const = true;
+    for (const auto& a : e.args) {
+      e.all_const &=
+          a->kind == Expr::Kind::kConst ||
+          ((a->kind == Expr::Kind::kList || a->kind == Expr::Kind::kMap) && a->all_const);
+    }
+  }
+
   void VisitList(Expr& e) {
     Type elem = Type::Dyn();
     bool first = true;
+    bool mismatch = false;
     for (auto& a : e.args) {
       Visit(*a);
       if (first) {
         elem = a->type;
         first = false;
-      } else if (!Assignable(elem, a->type) || !Assignable(a->type, elem)) {
+      } else if (!mismatch && !SameLiteralType(elem, *a)) {
+        // cel-go reports the first mismatch of a literal only; the literal is then dyn-typed.
         Issue("expected type '" + elem.Name() + "' but found '" + a->type.Name() + "'", a->offset);
-      } else if (a->type.kind == K::kDyn) {
         elem = Type::Dyn();
+        mismatch = true;
       }
     }
+    MarkConstant(e);
     e.type = Type::List(elem);
   }
 
   void VisitMap(Expr& e) {
     Type key = Type::Dyn(), val = Type::Dyn();
+    bool mismatch = false;
     for (size_t i = 0; i < e.args.size(); i += 2) {
       Visit(*e.args[i]);
       Visit(*e.args[i + 1]);
@@ -183,14 +206,15 @@ class Checker {
       }
       for (auto [have, next] : {std::pair<Type*, Expr*>{&key, e.args[i].get()},
                                 std::pair<Type*, Expr*>{&val, e.args[i + 1].get()}}) {
-        if (!Assignable(*have, next->type) || !Assignable(next->type, *have)) {
+        if (!mismatch && !SameLiteralType(*have, *next)) {
           Issue("expected type '" + have->Name() + "' but found '" + next->type.Name() + "'",
                 next->offset);
-        } else if (next->type.kind == K::kDyn) {
           *have = Type::Dyn();
+          mismatch = true;
         }
       }
     }
+    MarkConstant(e);
     e.type = Type::Map(key, val);
   }
 
@@ -251,6 +275,13 @@ class Checker {
     for (auto& a : e.args) Visit(*a);
     const std::string& fn = e.name;
     if (fn == "_&&_" || fn == "_||_" || fn == "@not_strictly_false") {
+      // The step of all() and exists(): cel-go reports the predicate itself.
+      if (e.args.size() == 2 && e.args[0]->kind == Expr::Kind::kIdent &&
+          e.args[0]->name == "@result" && !Assignable(Type::Of(K::kBool), e.args[1]->type)) {
+        Issue("expected type 'bool' but found '" + e.args[1]->type.Name() + "'", e.args[1]->offset);
+        e.type = Type::Of(K::kBool);
+        return;
+      }
       for (auto& a : e.args) {
         if (!Assignable(Type::Of(K::kBool), a->type)) {
           Issue("found no matching overload for '" + fn + "' applied to '" + ArgList(e) + "'",
@@ -290,12 +321,16 @@ class Checker {
       return;
     }
     std::vector<Type> results;
+    const Overload* single = nullptr;
     for (const Overload& o : *overloads) {
       if (o.member != e.has_target || o.params.size() != e.args.size()) continue;
       Bindings b;
       bool ok = true;
       for (size_t i = 0; i < e.args.size() && ok; ++i) ok = Unify(o.params[i], e.args[i]->type, b);
-      if (ok) results.push_back(Substitute(o.result, b));
+      if (ok) {
+        results.push_back(Substitute(o.result, b));
+        single = &o;
+      }
     }
     if (results.empty()) {
       Issue("found no matching overload for '" + fn + "' applied to '" + ArgList(e) + "'",
@@ -307,7 +342,9 @@ class Checker {
     for (const Type& r : results) {
       if (!(r == results[0])) e.type = Type::Dyn();
     }
-    FoldConversion(e, *overloads);
+    e.dynamic_dispatch = results.size() > 1;
+    e.overload = results.size() == 1 ? single : nullptr;
+    FoldConversion(e, *overloads, &issues);
     if ((fn == "matches") && e.args.back()->kind == Expr::Kind::kConst &&
         e.args.back()->constant.Is<std::string>()) {
       try {
@@ -319,8 +356,9 @@ class Checker {
   }
 
   // cel-go evaluates a type conversion of a constant when it plans the program, so it costs
-  // nothing at runtime. A conversion that fails stays a call and fails at runtime.
-  static void FoldConversion(Expr& e, const std::vector<Overload>& overloads) {
+  // nothing at runtime, and one that fails fails the program's instantiation.
+  static void FoldConversion(Expr& e, const std::vector<Overload>& overloads,
+                             std::vector<CheckIssue>* issues) {
     static const char* kConversions[] = {"int",   "uint", "double", "string",
                                          "bytes", "bool", "dyn",    "type"};
     if (e.has_target || e.args.size() != 1 || e.args[0]->kind != Expr::Kind::kConst) return;
@@ -331,7 +369,10 @@ class Checker {
     for (const Overload& o : overloads) {
       if (!ValueMatches(o.params[0], e.args[0]->constant)) continue;
       auto v = o.impl({e.args[0]->constant});
-      if (!v.ok()) return;
+      if (!v.ok()) {
+        issues->push_back({v.error(), e.offset, /*instantiation=*/true});
+        return;
+      }
       e.kind = Expr::Kind::kConst;
       e.constant = std::move(*v);
       e.args.clear();

@@ -15,6 +15,9 @@ namespace berth::cel {
 struct CheckIssue {
   std::string message;  // e.g. "undeclared reference to 'foo' (in container '')"
   int32_t offset = 0;
+  // Not a type error: a constant conversion that fails when cel-go plans the program
+  // ("program instantiation failed: ..."), reported only when the expression checks.
+  bool instantiation = false;
 };
 
 // All issues found (empty when the expression is well-typed).

@@ -24,6 +24,18 @@ std::string KeyText(const Value& k) {
 
 Value EmptyMap() { return Value::MakeMap({}); }
 
+// The functions Kubernetes' library.CostEstimator costs by name, whatever overload runs.
+bool CostedByName(std::string_view fn) {
+  static const char* kNames[] = {"isSorted",    "sum",      "max",        "min",        "indexOf",
+                                 "lastIndexOf", "includes", "lowerAscii", "upperAscii", "substring",
+                                 "trim",        "replace",  "split",      "join",       "find",
+                                 "findAll",     "quantity", "isQuantity", "semver",     "isSemver"};
+  for (const char* n : kNames) {
+    if (fn == n) return true;
+  }
+  return false;
+}
+
 // cel-go's Go type for a value, as its iteration error prints it ("types.Int").
 std::string GoTypeName(const Value& v) {
   if (v.Is<bool>()) return "types.Bool";
@@ -79,43 +91,49 @@ Result<Value> Evaluator::Eval(const Expr& e) {
       if (IsAttributeStep(e)) return EvalAttribute(e, true);
       return EvalCall(e);
     case Expr::Kind::kList: {
+      // cel-go stops at the first failing element but still charges the creation.
       std::vector<Value> items;
       items.reserve(e.args.size());
-      std::optional<Error> first_error;
+      std::optional<Error> error;
       for (const auto& a : e.args) {
         auto v = Eval(*a);
         if (cost_exceeded_) return CostError();
         if (!v.ok()) {
-          if (!first_error) first_error = v.status();
-          continue;
+          error = v.status();
+          break;
         }
         items.push_back(std::move(*v));
       }
       if (!e.all_const) Charge(10);
       if (cost_exceeded_) return CostError();
-      if (first_error) return *first_error;
+      if (error) return *error;
       return Value::MakeList(std::move(items));
     }
     case Expr::Kind::kMap: {
       std::vector<std::pair<Value, Value>> entries;
-      std::optional<Error> first_error;
-      for (size_t i = 0; i < e.args.size(); i += 2) {
+      std::optional<Error> error;
+      for (size_t i = 0; i < e.args.size() && !error; i += 2) {
         auto k = Eval(*e.args[i]);
+        if (cost_exceeded_) return CostError();
+        if (!k.ok()) {
+          error = k.status();
+          break;
+        }
         auto v = Eval(*e.args[i + 1]);
         if (cost_exceeded_) return CostError();
-        if (!k.ok() || !v.ok()) {
-          if (!first_error) first_error = !k.ok() ? k.status() : v.status();
-          continue;
+        if (!v.ok()) {
+          error = v.status();
+          break;
         }
         if (MapFind(MapValue{entries, false}, *k) != nullptr) {
-          if (!first_error) first_error = Error{"Failed with repeated key"};
-          continue;
+          error = Error{"Failed with repeated key"};
+          break;
         }
         entries.emplace_back(std::move(*k), std::move(*v));
       }
       if (!e.all_const) Charge(30);
       if (cost_exceeded_) return CostError();
-      if (first_error) return *first_error;
+      if (error) return *error;
       return Value::MakeMap(std::move(entries));
     }
     case Expr::Kind::kComprehension:
@@ -307,6 +325,13 @@ Result<Value> Evaluator::EvalCall(const Expr& e) {
     auto v = Eval(*a);
     if (cost_exceeded_) return CostError();
     if (!v.ok()) {
+      // cel-go's strict calls of three or more arguments (evalVarArgs) return the first error
+      // without evaluating the rest, and so does a receiver call it dispatches at runtime; the
+      // cost tracker then finds no complete argument list and charges nothing for the call.
+      if (e.args.size() >= 3 ||
+          (e.has_target && e.dynamic_dispatch && e.args.size() == 2 && &a == &e.args[0])) {
+        if (fn != "@not_strictly_false") return v;
+      }
       if (!err) err = v.status();
       args.push_back(Value{});
       continue;
@@ -335,9 +360,26 @@ Result<Value> Evaluator::EvalCall(const Expr& e) {
   Result<Value> result = err      ? Result<Value>(*err)
                          : chosen ? chosen->impl(args)
                                   : Result<Value>(Error{"no such overload"});
-  CallCost cost = chosen ? chosen->cost : CallCost::kOne;
-  if (!chosen && overloads != nullptr && !overloads->empty()) cost = (*overloads)[0].cost;
+  // cel-go costs a call by the overload it planned: the checker's single candidate, or none for
+  // a call dispatched at runtime (then only Kubernetes' estimator, which goes by function name,
+  // knows better than 1).
+  CallCost cost = CallCost::kOne;
+  if (e.overload != nullptr) {
+    cost = e.overload->cost;
+  } else if (chosen != nullptr && CostedByName(fn)) {
+    cost = chosen->cost;
+  } else if (chosen == nullptr && overloads != nullptr && CostedByName(fn)) {
+    cost = (*overloads)[0].cost;
+  }
   if (cost == CallCost::kJoin && !result.ok()) cost = CallCost::kOne;
+  // cel-go plans `x in [constants]` as a set lookup and regex functions with a constant pattern
+  // as a precompiled matcher; the set lookup is free, and so is the matcher when its receiver is
+  // an error.
+  if (fn == "@in" && e.args[1]->kind == Expr::Kind::kList && e.args[1]->all_const) return result;
+  if ((fn == "matches" || fn == "find" || fn == "findAll") && err && e.args.size() >= 2 &&
+      e.args[1]->kind == Expr::Kind::kConst) {
+    return result;
+  }
   Charge(ComputeCallCost(cost, args, result.ok() ? *result : Value{}));
   if (cost_exceeded_) return CostError();
   return result;

@@ -279,21 +279,34 @@ void RegisterExtensions(Registry& r) {
          }
          return Value{i == static_cast<int64_t>(runes.size()) ? std::string() : runes[i]};
        }});
-  Add(r, "indexOf", {"string_index_of_string", true, {kString, kString}, kInt, [](const Args& a) {
-                       return IndexOf(a, false);
-                     }});
   Add(r, "indexOf",
-      {"string_index_of_string_int", true, {kString, kString, kInt}, kInt, [](const Args& a) {
-         return IndexOf(a, false);
-       }});
+      {"string_index_of_string",
+       true,
+       {kString, kString},
+       kInt,
+       [](const Args& a) { return IndexOf(a, false); },
+       CallCost::kTraversal});
+  Add(r, "indexOf",
+      {"string_index_of_string_int",
+       true,
+       {kString, kString, kInt},
+       kInt,
+       [](const Args& a) { return IndexOf(a, false); },
+       CallCost::kTraversal});
   Add(r, "lastIndexOf",
-      {"string_last_index_of_string", true, {kString, kString}, kInt, [](const Args& a) {
-         return IndexOf(a, true);
-       }});
+      {"string_last_index_of_string",
+       true,
+       {kString, kString},
+       kInt,
+       [](const Args& a) { return IndexOf(a, true); },
+       CallCost::kTraversal});
   Add(r, "lastIndexOf",
-      {"string_last_index_of_string_int", true, {kString, kString, kInt}, kInt, [](const Args& a) {
-         return IndexOf(a, true);
-       }});
+      {"string_last_index_of_string_int",
+       true,
+       {kString, kString, kInt},
+       kInt,
+       [](const Args& a) { return IndexOf(a, true); },
+       CallCost::kTraversal});
   Add(r, "lowerAscii",
       {"string_lower_ascii",
        true,

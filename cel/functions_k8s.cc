@@ -68,7 +68,7 @@ void RegisterKubernetes(Registry& r) {
          return Value{Quantity::Parse(a[0].As<std::string>()).ok()};
        },
        CallCost::kStringArg0});
-  Add(r, "sign", {"quantity_sign", true, {kQ}, kInt, [](const Args& a) -> Result<Value> {
+  Add(r, "sign", {"quantity_sign", false, {kQ}, kInt, [](const Args& a) -> Result<Value> {
                     return Value{int64_t{Cmp(a[0].As<Quantity>().milli, 0)}};
                   }});
   Add(r, "isInteger",

@@ -12,6 +12,12 @@ using Args = std::vector<Value>;
 
 Result<Value> Overflow() { return Error{"integer overflow"}; }
 
+// Kubernetes' Semver and Quantity values answer equality with another type with an error
+// (types.MaybeNoSuchOverloadErr); CEL's own types just say false.
+bool KubernetesTypeMismatch(const Args& a) {
+  return (a[0].Is<Semver>() || a[0].Is<api::Quantity>()) && a[0].v.index() != a[1].v.index();
+}
+
 template <typename Op>
 Result<Value> IntOp(const Args& a, Op op) {
   int64_t out;
@@ -93,7 +99,7 @@ Result<Value> ToInt(const Args& a) {
   long long x = std::strtoll(s.c_str(), &end, 10);
   if (s.empty() || *end != '\0' || errno == ERANGE ||
       std::isspace(static_cast<unsigned char>(s[0]))) {
-    return Error{"type conversion error"};
+    return Error{"type conversion error from 'string' to 'int'"};
   }
   return Value{static_cast<int64_t>(x)};
 }
@@ -116,7 +122,7 @@ Result<Value> ToUint(const Args& a) {
   unsigned long long x = std::strtoull(s.c_str(), &end, 10);
   if (s.empty() || *end != '\0' || errno == ERANGE || s[0] == '-' || s[0] == '+' ||
       std::isspace(static_cast<unsigned char>(s[0]))) {
-    return Error{"type conversion error"};
+    return Error{"type conversion error from 'string' to 'uint'"};
   }
   return Value{static_cast<uint64_t>(x)};
 }
@@ -130,7 +136,7 @@ Result<Value> ToDouble(const Args& a) {
   char* end = nullptr;
   double d = std::strtod(s.c_str(), &end);
   if (s.empty() || *end != '\0' || std::isspace(static_cast<unsigned char>(s[0]))) {
-    return Error{"type conversion error"};
+    return Error{"type conversion error from 'string' to 'double'"};
   }
   return Value{d};
 }
@@ -140,7 +146,7 @@ Result<Value> ToBool(const Args& a) {
   const std::string& s = a[0].As<std::string>();
   if (s == "true" || s == "TRUE" || s == "True" || s == "t" || s == "1") return Value{true};
   if (s == "false" || s == "FALSE" || s == "False" || s == "f" || s == "0") return Value{false};
-  return Error{"type conversion error"};
+  return Error{"type conversion error from 'string' to 'bool'"};
 }
 
 Result<Value> TypeOf(const Args& a) {
@@ -160,14 +166,20 @@ void RegisterStandard(Registry& r) {
        false,
        {A(), A()},
        kBool,
-       [](const Args& a) -> Result<Value> { return Value{Equal(a[0], a[1])}; },
+       [](const Args& a) -> Result<Value> {
+         if (KubernetesTypeMismatch(a)) return NoOverload();
+         return Value{Equal(a[0], a[1])};
+       },
        CallCost::kEquals});
   Add(r, "_!=_",
       {"not_equals",
        false,
        {A(), A()},
        kBool,
-       [](const Args& a) -> Result<Value> { return Value{!Equal(a[0], a[1])}; },
+       [](const Args& a) -> Result<Value> {
+         if (KubernetesTypeMismatch(a)) return NoOverload();
+         return Value{!Equal(a[0], a[1])};
+       },
        CallCost::kEquals});
   Add(r, "!_", {"logical_not", false, {kBool}, kBool, [](const Args& a) -> Result<Value> {
                   return Value{!a[0].As<bool>()};

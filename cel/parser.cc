@@ -329,7 +329,8 @@ class Parser {
   ExprPtr GlobalCall(const std::string& fn, int32_t off, std::vector<ExprPtr> args) {
     if (fn == "has" && args.size() == 1) {
       if (args[0]->kind != Expr::Kind::kSelect) {
-        return Fail("invalid argument to has() macro", Token{Token::Kind::kEnd, "", {}, off});
+        return Fail("invalid argument to has() macro",
+                    Token{Token::Kind::kEnd, "", {}, args[0]->offset});
       }
       args[0]->test_only = true;
       return std::move(args[0]);

@@ -92,15 +92,31 @@ Result<Semver> Semver::Parse(std::string_view text) {
   return v;
 }
 
+// Same steps as the semver library's normalizeAndParse.
 Result<Semver> Semver::ParseNormalized(std::string_view text) {
-  std::string s(text);
-  if (!s.empty() && s[0] == 'v') s.erase(0, 1);
-  size_t ext = s.find_first_of("-+");
-  std::string core = s.substr(0, ext);
-  std::string suffix = ext == std::string::npos ? "" : s.substr(ext);
-  size_t dots = std::count(core.begin(), core.end(), '.');
-  for (; dots < 2; ++dots) core += ".0";
-  return Parse(core + suffix);
+  if (!text.empty() && text[0] == 'v') text.remove_prefix(1);
+  std::vector<std::string> parts;
+  for (int i = 0; i < 2; ++i) {
+    size_t dot = text.find('.');
+    if (dot == std::string_view::npos) break;
+    parts.emplace_back(text.substr(0, dot));
+    text.remove_prefix(dot + 1);
+  }
+  parts.emplace_back(text);
+  for (auto& p : parts) {
+    if (p.size() > 1) {
+      size_t nz = p.find_first_not_of('0');
+      p = nz == std::string::npos ? "" : p.substr(nz);
+      if (p.empty() || !(p[0] >= '0' && p[0] <= '9')) p = "0" + p;
+    }
+  }
+  if (parts.size() < 3) {
+    if (parts.back().find_first_of("+-") != std::string::npos) {
+      return Error{"short version cannot contain PreRelease/Build meta data"};
+    }
+    while (parts.size() < 3) parts.push_back("0");
+  }
+  return Parse(parts[0] + "." + parts[1] + "." + parts[2]);
 }
 
 int Semver::Compare(const Semver& o) const {
