@@ -242,14 +242,28 @@ class Checker {
     Visit(*e.args[2]);  // the loop condition sees the accumulator only
     scopes_.emplace_back(e.iter_var, iter);
     Visit(*e.args[3]);
-    // An empty-list accumulator takes the element type the step builds (map, filter).
-    if (init.kind == Expr::Kind::kList && init.args.empty() && e.args[3]->type.kind == K::kList) {
-      scopes_[scopes_.size() - 2].second = e.args[3]->type;
+    // An empty-list accumulator takes the element type the step appends (map, filter), as
+    // cel-go's type inference binds the empty literal's element type.
+    if (init.kind == Expr::Kind::kList && init.args.empty()) {
+      if (const Expr* appended = AppendedList(*e.args[3], e.accu_var)) {
+        scopes_[scopes_.size() - 2].second = appended->type;
+      }
     }
     scopes_.pop_back();
     Visit(*e.args[4]);
     scopes_.pop_back();
     e.type = e.args[4]->type;
+  }
+
+  // The `[x]` of a macro step `accu + [x]` (possibly under a ternary), or nullptr.
+  static const Expr* AppendedList(const Expr& step, const std::string& accu) {
+    if (step.kind != Expr::Kind::kCall) return nullptr;
+    if (step.name == "_?_:_") return AppendedList(*step.args[1], accu);
+    if (step.name == "_+_" && step.args[0]->kind == Expr::Kind::kIdent &&
+        step.args[0]->name == accu && step.args[1]->kind == Expr::Kind::kList) {
+      return step.args[1].get();
+    }
+    return nullptr;
   }
 
   static std::string ArgList(const Expr& e) {
