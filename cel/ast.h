@@ -27,8 +27,9 @@ struct Expr {
   // kSelect: args[0] is the operand. kCall: the arguments. kList: the elements. kMap: key,
   // value, key, value... kComprehension: range, init, condition, step, result.
   std::vector<std::unique_ptr<Expr>> args;
-  std::string iter_var, accu_var;      // kComprehension
-  bool all_const = false;              // kList/kMap whose elements are all constants (cost 0)
+  std::string iter_var, accu_var;  // kComprehension
+  std::string iter_var2;   // kComprehension with two variables: (index, element) or (key, value)
+  bool all_const = false;  // kList/kMap whose elements are all constants (cost 0)
   bool dynamic_dispatch = false;       // kCall: several overloads fit the checked argument types
   const Overload* overload = nullptr;  // kCall: the one overload that fits, if only one
 

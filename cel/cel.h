@@ -15,14 +15,18 @@
 // false; guard with has(), `in`, or optional chaining (`.?model.orValue("")`).
 // Functions: CEL's standard library (operators, size, contains/startsWith/endsWith/matches,
 // conversions int/uint/double/string/bool/bytes/dyn/type, macros has/all/exists/exists_one/map/
-// filter), cel.bind, optional values (.?f, [?k], optional.of/none, hasValue/value/orValue/or),
-// the strings extension's charAt/indexOf/lastIndexOf/lowerAscii/upperAscii/replace/split/
-// substring/trim/join, Kubernetes' regex (find, findAll), lists (isSorted, sum, min, max, indexOf,
-// lastIndexOf), semver (semver, isSemver, major/minor/patch, isGreaterThan/isLessThan/compareTo)
-// and quantity (quantity, isQuantity, sign, isInteger, asInteger, asApproximateFloat, add, sub,
-// isGreaterThan/isLessThan/compareTo) libraries. Functions upstream's environment also has but
-// berth does not (url, ip/cidr, format, sets, ext lists, two-variable comprehensions, timestamps)
-// are compile errors here ("undeclared reference").
+// filter), cel.bind, two-variable comprehensions (all/exists/existsOne(k, v, p),
+// transformList), optional values (.?f, [?k], optional.of/none, hasValue/value/orValue/or), the
+// strings extension's charAt/indexOf/lastIndexOf/lowerAscii/upperAscii/replace/split/substring/
+// trim/join, the lists extension (slice, flatten, sort, lists.range, reverse, distinct), the sets
+// extension (sets.contains/equivalent/intersects), Kubernetes' regex (find, findAll), lists
+// (isSorted, sum, min, max, indexOf, lastIndexOf, includes), semver (semver, isSemver,
+// major/minor/patch, isGreaterThan/isLessThan/compareTo) and quantity (quantity, isQuantity, sign,
+// isInteger, asInteger, asApproximateFloat, add, sub, isGreaterThan/isLessThan/compareTo)
+// libraries. Functions upstream's environment also has but berth does not (url, ip/cidr, format,
+// strings.quote, sortBy, transformMap, timestamps/durations, authz) are compile errors
+// here ("undeclared reference"). Quantities are exact to the milli-unit (api::Quantity); regexes
+// use std::regex ECMAScript, not RE2.
 //
 // Thread safety: Compile may be called from any thread; a Program is immutable and Evaluate may
 // run concurrently on one Program.

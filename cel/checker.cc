@@ -236,11 +236,21 @@ class Checker {
                   "' cannot be the range of a comprehension (must be list, map, or dynamic)",
               range.offset);
     }
+    Type iter2 = Type::Dyn();
+    if (!e.iter_var2.empty()) {
+      if (range.type.kind == K::kList) {
+        iter2 = range.type.Elem();
+        iter = Type::Of(K::kInt);
+      } else if (range.type.kind == K::kMap) {
+        iter2 = range.type.Value();
+      }
+    }
     Expr& init = *e.args[1];
     Visit(init);
     scopes_.emplace_back(e.accu_var, init.type);
     Visit(*e.args[2]);  // the loop condition sees the accumulator only
     scopes_.emplace_back(e.iter_var, iter);
+    if (!e.iter_var2.empty()) scopes_.emplace_back(e.iter_var2, iter2);
     Visit(*e.args[3]);
     // An empty-list accumulator takes the element type the step appends (map, filter), as
     // cel-go's type inference binds the empty literal's element type.
@@ -250,6 +260,7 @@ class Checker {
       }
     }
     scopes_.pop_back();
+    if (!e.iter_var2.empty()) scopes_.pop_back();
     Visit(*e.args[4]);
     scopes_.pop_back();
     e.type = e.args[4]->type;

@@ -389,13 +389,16 @@ Result<Value> Evaluator::EvalComprehension(const Expr& e) {
   auto range = Eval(*e.args[0]);
   if (cost_exceeded_) return CostError();
   if (!range.ok()) return range;
-  std::vector<Value> keys;
-  const std::vector<Value>* items = nullptr;
+  // Iteration pairs: (element) for one variable; (index, element) or (key, value) for two.
+  std::vector<std::pair<Value, Value>> pairs;
+  bool two = !e.iter_var2.empty();
   if (range->IsList()) {
-    items = &range->List().items;
+    const auto& items = range->List().items;
+    for (size_t i = 0; i < items.size(); ++i) {
+      pairs.emplace_back(two ? Value{static_cast<int64_t>(i)} : items[i], two ? items[i] : Value{});
+    }
   } else if (range->IsMap()) {
-    for (const auto& [k, v] : range->Map().entries) keys.push_back(k);
-    items = &keys;
+    for (const auto& [k, v] : range->Map().entries) pairs.emplace_back(k, two ? v : Value{});
   } else {
     return Error{"got '" + GoTypeName(*range) + "', expected iterable type"};
   }
@@ -403,18 +406,20 @@ Result<Value> Evaluator::EvalComprehension(const Expr& e) {
   if (cost_exceeded_) return CostError();
   vars_.emplace_back(&e.accu_var, accu);
   size_t accu_slot = vars_.size() - 1;
-  for (const Value& item : *items) {
-    vars_.emplace_back(&e.iter_var, item);
+  for (const auto& [first, second] : pairs) {
+    vars_.emplace_back(&e.iter_var, first);
+    if (two) vars_.emplace_back(&e.iter_var2, second);
+    size_t pop = two ? 2 : 1;
     auto cond = Eval(*e.args[2]);
     if (cost_exceeded_) return CostError();
     if (cond.ok() && cond->Is<bool>() && !cond->As<bool>()) {
-      vars_.pop_back();
+      for (size_t i = 0; i < pop; ++i) vars_.pop_back();
       break;
     }
     auto next = Eval(*e.args[3]);
     if (cost_exceeded_) return CostError();
     vars_[accu_slot].second = std::move(next);
-    vars_.pop_back();
+    for (size_t i = 0; i < pop; ++i) vars_.pop_back();
   }
   auto result = Eval(*e.args[4]);
   vars_.pop_back();

@@ -12,6 +12,7 @@ const std::vector<Overload>* FindFunction(std::string_view function) {
     internal::RegisterStandard(*r);
     internal::RegisterExtensions(*r);
     internal::RegisterKubernetes(*r);
+    internal::RegisterLists(*r);
     return r;
   }();
   auto it = registry->find(function);
@@ -103,6 +104,27 @@ uint64_t ComputeCallCost(CallCost cost, const std::vector<Value>& a, const Value
       return Ceil(CostSize(result) * 2 * 0.1);
     case CallCost::kTraversal:
       return a.empty() ? 0 : Traversal(a[0]);
+    case CallCost::kListOutput:
+      return 11 + CostSize(result);
+    case CallCost::kListFlatten: {
+      double depth =
+          a.size() == 2 && a[1].Is<int64_t>() ? static_cast<double>(a[1].As<int64_t>()) : 1.0;
+      if (depth < 0) depth = 1.0;
+      return 11 + static_cast<uint64_t>(static_cast<double>(CostSize(a[0])) * depth);
+    }
+    case CallCost::kListSelfCompare: {
+      uint64_t n = CostSize(a[0]);
+      double factor = 2.0;
+      if (n > 0 && a[0].IsList() &&
+          (a[0].List().items[0].Is<std::string>() || a[0].List().items[0].Is<Bytes>())) {
+        factor += 0.1;
+      }
+      return 11 + static_cast<uint64_t>(static_cast<double>(n * n) * factor);
+    }
+    case CallCost::kSets1:
+      return 1 + CostSize(a[0]) * CostSize(a[1]);
+    case CallCost::kSets2:
+      return 1 + CostSize(a[0]) * CostSize(a[1]) * 2;
   }
   return 1;
 }

@@ -30,6 +30,12 @@ enum class CallCost {
   kContains,         // ceil(size(a0) * 0.1) * ceil(size(a1) * 0.1)
   kJoin,             // ceil(size(result) * 2 * 0.1)
   kTraversal,        // Kubernetes' traversalCost(a0)
+  // cel-go's lists and sets extension trackers (only for statically bound calls):
+  kListOutput,       // 11 + size(result)
+  kListFlatten,      // 11 + size(a0) * depth
+  kListSelfCompare,  // 11 + size(a0)^2 * (2, or 2.1 for strings and bytes)
+  kSets1,            // 1 + size(a0) * size(a1)
+  kSets2,            // 1 + size(a0) * size(a1) * 2
 };
 
 struct Overload {

@@ -421,6 +421,22 @@ void RegisterExtensions(Registry& r) {
        [](const Args& a) { return ListIndexOf(a, true); },
        CallCost::kTraversal});
 
+  // Kubernetes lists (version 1, and IncludesOption for DRA): a list contains the value, or a
+  // scalar equals it.
+  Add(r, "includes",
+      {"list_includes_dyn_dyn",
+       true,
+       {Dyn(), Dyn()},
+       kBool,
+       [](const Args& a) -> Result<Value> {
+         if (!a[0].IsList()) return Value{Equal(a[0], a[1])};
+         for (const auto& e : a[0].List().items) {
+           if (Equal(e, a[1])) return Value{true};
+         }
+         return Value{false};
+       },
+       CallCost::kTraversal});
+
   // Optional values.
   Add(r, "optional.of",
       {"optional_of", false, {A()}, Type::Optional(A()), [](const Args& a) -> Result<Value> {

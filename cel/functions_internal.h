@@ -14,6 +14,7 @@ using Registry = std::map<std::string, std::vector<Overload>, std::less<>>;
 void RegisterStandard(Registry& r);    // functions_std.cc
 void RegisterExtensions(Registry& r);  // functions_ext.cc: strings, regex, lists, optional
 void RegisterKubernetes(Registry& r);  // functions_k8s.cc: semver, quantity
+void RegisterLists(Registry& r);       // functions_lists.cc: lists and sets extensions
 
 inline Type T(Type::Kind k) { return Type::Of(k); }
 inline Type Dyn() { return Type::Dyn(); }

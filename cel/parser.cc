@@ -365,6 +365,27 @@ class Parser {
       return Comprehension(off, "#unused", std::move(range), var, std::move(args[2]),
                            Const(Value{false}, off), Ident(var, off), std::move(args[3]));
     }
+    // The two-variable comprehensions extension: all/exists/existsOne(k, v, p) and
+    // transformList(k, v, [filter,] f) expand like their one-variable forms with a second
+    // iteration variable bound to the element (lists) or value (maps).
+    bool two_var =
+        ((fn == "all" || fn == "exists" || fn == "existsOne" || fn == "exists_one") && n == 3) ||
+        (fn == "transformList" && (n == 3 || n == 4));
+    if (two_var) {
+      if (args[1]->kind != Expr::Kind::kIdent || args[2]->kind != Expr::Kind::kIdent) {
+        return Fail("argument must be a simple name",
+                    Token{Token::Kind::kEnd,
+                          "",
+                          {},
+                          args[args[1]->kind != Expr::Kind::kIdent ? 1 : 2]->offset});
+      }
+      std::string second = args[2]->name;
+      args.erase(args.begin() + 2);
+      std::string one_var = fn == "transformList" ? "map" : (fn == "existsOne" ? "exists_one" : fn);
+      ExprPtr e = MemberCall(one_var, off, std::move(args));
+      if (e) e->iter_var2 = second;
+      return e;
+    }
     if (!macro) return Call(fn, off, std::move(args), /*target=*/true);
     if (args[1]->kind != Expr::Kind::kIdent) {
       return Fail("argument must be a simple name",

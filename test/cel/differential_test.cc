@@ -30,11 +30,14 @@ struct KnownDifference {
   const char* why;
 };
 const KnownDifference kKnownDifferences[] = {
-    {"device.attributes[\"gpu.example.com\"].model.indexOf(\"1\") == 1", "cost",
-     "runtime-error path: cel-go skips the cost of a dynamically dispatched call (indexOf has "
-     "string and list overloads) whose receiver is an error; berth charges it"},
-    {"device.attributes[\"gpu.example.com\"].model.lastIndexOf(\"0\") == 3", "cost",
-     "same as indexOf above"},
+    // Kubernetes CEL libraries berth does not implement (no DRA selector needs them): berth
+    // rejects these at compile time with "undeclared reference".
+    {"url(\"https://x\") != null", "class", "Kubernetes' URL library is not implemented"},
+    {"ip(\"1.2.3.4\").family() == 4", "class", "Kubernetes' IP/CIDR libraries are not implemented"},
+    {"device.driver.format([]) == \"\"", "class",
+     "the strings extension's format() is not implemented"},
+    {"timestamp(\"2024-01-01T00:00:00Z\") > timestamp(\"2023-01-01T00:00:00Z\")", "class",
+     "timestamps and durations are not implemented"},
 };
 
 const KnownDifference* FindKnown(const std::string& expr, std::string_view what) {
@@ -139,6 +142,10 @@ void Compare(const std::string& input_line, const Outcome& go, const Outcome& be
   std::string where = "expression: " + expr + "\n  input:  " + input_line +
                       "\n  cel-go: " + OutcomeToJson(go) + "\n  berth:  " + OutcomeToJson(berth);
   if (go.ok != berth.ok || go.value != berth.value || go.error_class != berth.error_class) {
+    if (FindKnown(expr, "class")) {
+      ++t.known;
+      return;
+    }
     ++t.differ;
     ADD_FAILURE() << "result differs\n" << where;
     return;

@@ -243,6 +243,37 @@ device.attributes["gpu.example.com"].cores.exists(x, x == 1)
 cel.bind(gpu, device.attributes["gpu.example.com"], gpu.model == "a100" && gpu.cores > 100)
 cel.bind(x, 5, x * x == 25)
 cel.bind(d, device.attributes[device.driver], has(d.model) && d.model.size() > 1)
+[3, 1, 2].sort() == [1, 2, 3]
+["b", "a"].sort()[0] == "a"
+[1, 2, 3, 4].slice(1, 3) == [2, 3]
+[1, 2].slice(2, 1).size() == 0
+[1, 2].slice(0, 5).size() == 0
+[[1, 2], [3]].flatten() == [1, 2, 3]
+[[1, [2]], [3]].flatten(2).size() == 3
+[[1], [2]].flatten(-1).size() == 2
+lists.range(4) == [0, 1, 2, 3]
+lists.range(-1).size() == 0
+[1, 2, 3].reverse() == [3, 2, 1]
+[1, 2, 1, 3, 2].distinct() == [1, 2, 3]
+device.driver.split(".").reverse()[0] == "com"
+sets.contains([1, 2, 3], [1, 3])
+sets.contains([1, 2], [4])
+sets.equivalent([1, 2], [2, 1, 1])
+sets.intersects([1, 2], [2, 3])
+sets.intersects(device.driver.split("."), ["example", "x"])
+[10, 20, 30].all(i, v, v == (i + 1) * 10)
+[10, 20, 30].exists(i, v, i == 2 && v == 30)
+[1, 1, 2].existsOne(i, v, v == 2)
+[1, 1, 2].exists_one(i, v, v == 1)
+[1, 2, 3].transformList(i, v, i * v) == [0, 2, 6]
+[1, 2, 3].transformList(i, v, i > 0, v) == [2, 3]
+{"a": 1, "b": 2}.all(k, v, v > 0)
+device.attributes[device.driver].exists(k, v, k == "model" && v == "a100")
+"a".reverse() == "a"
+[1, 2, 3].includes(2)
+"model-a".includes("model-a")
+device.attributes[device.driver].model.includes("a100")
+[device.driver].includes("x")
 # --- arithmetic, conversions, equality
 1 + 2 * 3 == 7
 (1 + 2) * 3 == 9
@@ -352,7 +383,8 @@ lists.range(3).size() == 3
 # of several errors is reported) differs from run to run; the test compares the value only.
 UNORDERED = ["device.attributes.exists(", "device.attributes[device.driver].exists(",
              "device.attributes[device.driver].all(", "device.capacity[device.driver].exists(",
-             "device.attributes.all(", "{\"a\": 1}.all("]
+             "device.attributes.all(", "{\"a\": 1}.all(", "{\"a\": 1, \"b\": 2}.all(",
+             "device.attributes[device.driver].exists(k, v,"]
 
 EXTRA = [
     # A version attribute that is not semver fails evaluation before the expression runs.
