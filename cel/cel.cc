@@ -141,9 +141,10 @@ Result<bool> Program::Evaluate(const Device& device, EvalStats* stats) const {
   if (stats) *stats = EvalStats{};
   auto attrs = DomainMap(device.attributes, device.driver, AttributeToValue);
   if (!attrs.ok()) return attrs.status();
-  auto caps = DomainMap(
-      device.capacity, device.driver,
-      [](const std::string&, const api::Quantity& q) -> Result<Value> { return Value{q}; });
+  auto caps = DomainMap(device.capacity, device.driver,
+                        [](const std::string&, const api::Quantity& q) -> Result<Value> {
+                          return Value{Quantity::FromApi(q)};
+                        });
   if (!caps.ok()) return caps.status();
   Value dev = Value::MakeMap(
       {{Value{std::string("driver")}, Value{device.driver}},

@@ -25,8 +25,10 @@
 // isInteger, asInteger, asApproximateFloat, add, sub, isGreaterThan/isLessThan/compareTo)
 // libraries. Functions upstream's environment also has but berth does not (url, ip/cidr, format,
 // strings.quote, sortBy, transformMap, timestamps/durations, authz) are compile errors
-// here ("undeclared reference"). Quantities are exact to the milli-unit (api::Quantity); regexes
-// use std::regex ECMAScript, not RE2.
+// here ("undeclared reference"). CEL quantities are exact to the nano-unit like upstream's
+// (capacities arrive exact to the milli-unit, as api::Quantity holds them). Regexes run on
+// std::regex (ECMAScript) after translating RE2's (?i), (?P<name>...), \A and \z; other RE2-only
+// syntax is rejected.
 //
 // Thread safety: Compile may be called from any thread; a Program is immutable and Evaluate may
 // run concurrently on one Program.

@@ -5,6 +5,7 @@
 #include <regex>
 
 #include "cel/functions.h"
+#include "cel/regex.h"
 
 namespace berth::cel {
 namespace {
@@ -372,9 +373,7 @@ class Checker {
     FoldConversion(e, *overloads, &issues);
     if ((fn == "matches") && e.args.back()->kind == Expr::Kind::kConst &&
         e.args.back()->constant.Is<std::string>()) {
-      try {
-        std::regex re(e.args.back()->constant.As<std::string>(), std::regex::ECMAScript);
-      } catch (const std::regex_error&) {
+      if (!CompileRegex(e.args.back()->constant.As<std::string>())) {
         Issue("invalid matches argument", e.args.back()->offset);
       }
     }

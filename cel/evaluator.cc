@@ -1,5 +1,7 @@
 #include "cel/evaluator.h"
 
+#include <algorithm>
+
 #include "cel/functions.h"
 
 namespace berth::cel {
@@ -46,7 +48,7 @@ std::string GoTypeName(const Value& v) {
   if (v.Is<Bytes>()) return "types.Bytes";
   if (v.Is<Null>()) return "types.Null";
   if (v.Is<Semver>()) return "cel.Semver";
-  if (v.Is<api::Quantity>()) return "cel.Quantity";
+  if (v.Is<Quantity>()) return "cel.Quantity";
   if (v.Is<OptionalValue>()) return "*types.Optional";
   return v.TypeName();
 }
@@ -125,9 +127,12 @@ Result<Value> Evaluator::Eval(const Expr& e) {
           error = v.status();
           break;
         }
-        if (MapFind(MapValue{entries, false}, *k) != nullptr) {
-          error = Error{"Failed with repeated key"};
-          break;
+        // A repeated key keeps the last value, as cel-go's map literals do.
+        auto same = std::find_if(entries.begin(), entries.end(),
+                                 [&](const auto& kv) { return Equal(kv.first, *k); });
+        if (same != entries.end()) {
+          same->second = std::move(*v);
+          continue;
         }
         entries.emplace_back(std::move(*k), std::move(*v));
       }

@@ -50,7 +50,7 @@ bool ValueMatches(const Type& param, const Value& v) {
     case K::kSemver:
       return v.Is<Semver>();
     case K::kQuantity:
-      return v.Is<api::Quantity>();
+      return v.Is<Quantity>();
     case K::kDevice:
       return v.IsMap();
   }
@@ -84,7 +84,7 @@ uint64_t ComputeCallCost(CallCost cost, const std::vector<Value>& a, const Value
     case CallCost::kOne:
       return 1;
     case CallCost::kEquals:
-      if (a[0].Is<api::Quantity>() || a[0].Is<Semver>()) return 1;
+      if (a[0].Is<Quantity>() || a[0].Is<Semver>()) return 1;
       return Ceil(std::min(CostSize(a[0]), CostSize(a[1])) * 0.1);
     case CallCost::kStringArg0:
       return Ceil(CostSize(a[0]) * 0.1);

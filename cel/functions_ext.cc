@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "cel/functions_internal.h"
+#include "cel/regex.h"
 
 namespace berth::cel::internal {
 namespace {
@@ -175,12 +176,10 @@ Result<Value> Join(const Args& a) {
 }
 
 Result<Value> Find(const Args& a, bool all) {
-  std::regex re;
-  try {
-    re = std::regex(a[1].As<std::string>(), std::regex::ECMAScript);
-  } catch (const std::regex_error& e) {
-    return Error{"Illegal regex: " + std::string(e.what())};
-  }
+  std::string why;
+  auto compiled = CompileRegex(a[1].As<std::string>(), &why);
+  if (!compiled) return Error{"Illegal regex: " + why};
+  const std::regex& re = *compiled;
   const std::string& s = a[0].As<std::string>();
   if (!all) {
     std::smatch m;

@@ -6,36 +6,20 @@ namespace {
 
 using K = Type::Kind;
 using Args = std::vector<Value>;
-using api::Quantity;
 
 void Add(Registry& r, std::string name, Overload o) { r[name].push_back(std::move(o)); }
 
-// resource.ParseQuantity's error for every malformed text berth sees (upstream's other two
-// messages, for unparsable numbers and suffixes, are reported as this one).
-constexpr const char* kQuantityFormat =
-    "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
-
 Result<Value> ParseQuantity(const std::string& s) {
   auto q = Quantity::Parse(s);
-  if (!q.ok()) return Error{kQuantityFormat};
+  if (!q.ok()) return q.status();
   return Value{*q};
 }
 
-int Cmp(int64_t a, int64_t b) { return a < b ? -1 : (a > b ? 1 : 0); }
+const Quantity& Q(const Value& v) { return v.As<Quantity>(); }
 
 Result<Value> QuantityArith(const Args& a, bool add) {
-  int64_t x = a[0].As<Quantity>().milli;
-  int64_t y = 0;
-  if (a[1].Is<Quantity>()) {
-    y = a[1].As<Quantity>().milli;
-  } else if (__builtin_mul_overflow(a[1].As<int64_t>(), int64_t{1000}, &y)) {
-    return Error{"integer overflow"};
-  }
-  int64_t out;
-  if (add ? __builtin_add_overflow(x, y, &out) : __builtin_sub_overflow(x, y, &out)) {
-    return Error{"integer overflow"};
-  }
-  return Value{Quantity::FromMilli(out)};
+  Quantity y = a[1].Is<Quantity>() ? Q(a[1]) : Quantity::FromInt(a[1].As<int64_t>());
+  return Value{add ? Q(a[0]).Add(y) : Q(a[0]).Sub(y)};
 }
 
 Result<Value> ParseSemver(const Args& a) {
@@ -69,20 +53,21 @@ void RegisterKubernetes(Registry& r) {
        },
        CallCost::kStringArg0});
   Add(r, "sign", {"quantity_sign", false, {kQ}, kInt, [](const Args& a) -> Result<Value> {
-                    return Value{int64_t{Cmp(a[0].As<Quantity>().milli, 0)}};
+                    return Value{int64_t{Q(a[0]).Compare(Quantity{})}};
                   }});
   Add(r, "isInteger",
       {"quantity_is_integer", true, {kQ}, kBool, [](const Args& a) -> Result<Value> {
-         return Value{a[0].As<Quantity>().milli % 1000 == 0};
+         int64_t unused;
+         return Value{Q(a[0]).AsInt64(&unused)};
        }});
   Add(r, "asInteger", {"quantity_get_int", true, {kQ}, kInt, [](const Args& a) -> Result<Value> {
-                         int64_t m = a[0].As<Quantity>().milli;
-                         if (m % 1000 != 0) return Error{"cannot convert value to integer"};
-                         return Value{m / 1000};
+                         int64_t v;
+                         if (!Q(a[0]).AsInt64(&v)) return Error{"cannot convert value to integer"};
+                         return Value{v};
                        }});
   Add(r, "asApproximateFloat",
       {"quantity_get_float", true, {kQ}, kDouble, [](const Args& a) -> Result<Value> {
-         return Value{static_cast<double>(a[0].As<Quantity>().milli) / 1000.0};
+         return Value{static_cast<double>(Q(a[0]).nanos) / 1e9};
        }});
   Add(r, "add",
       {"quantity_add", true, {kQ, kQ}, kQ, [](const Args& a) { return QuantityArith(a, true); }});
@@ -96,15 +81,15 @@ void RegisterKubernetes(Registry& r) {
                  }});
   Add(r, "isGreaterThan",
       {"quantity_is_greater_than", true, {kQ, kQ}, kBool, [](const Args& a) -> Result<Value> {
-         return Value{a[0].As<Quantity>().milli > a[1].As<Quantity>().milli};
+         return Value{Q(a[0]).Compare(Q(a[1])) > 0};
        }});
   Add(r, "isLessThan",
       {"quantity_is_less_than", true, {kQ, kQ}, kBool, [](const Args& a) -> Result<Value> {
-         return Value{a[0].As<Quantity>().milli < a[1].As<Quantity>().milli};
+         return Value{Q(a[0]).Compare(Q(a[1])) < 0};
        }});
   Add(r, "compareTo",
       {"quantity_compare_to", true, {kQ, kQ}, kInt, [](const Args& a) -> Result<Value> {
-         return Value{int64_t{Cmp(a[0].As<Quantity>().milli, a[1].As<Quantity>().milli)}};
+         return Value{int64_t{Q(a[0]).Compare(Q(a[1]))}};
        }});
 
   Add(r, "semver", {"string_to_semver", false, {kString}, kS, ParseSemver, CallCost::kStringArg0});

@@ -3,6 +3,7 @@
 #include <regex>
 
 #include "cel/functions_internal.h"
+#include "cel/regex.h"
 
 namespace berth::cel::internal {
 namespace {
@@ -15,7 +16,8 @@ Result<Value> Overflow() { return Error{"integer overflow"}; }
 // Kubernetes' Semver and Quantity values answer equality with another type with an error
 // (types.MaybeNoSuchOverloadErr); CEL's own types just say false.
 bool KubernetesTypeMismatch(const Args& a) {
-  return (a[0].Is<Semver>() || a[0].Is<api::Quantity>()) && a[0].v.index() != a[1].v.index();
+  if (a[0].Is<Quantity>() && a[1].Is<Quantity>()) return a[1].As<Quantity>().boxed;
+  return (a[0].Is<Semver>() || a[0].Is<Quantity>()) && a[0].v.index() != a[1].v.index();
 }
 
 template <typename Op>
@@ -55,12 +57,9 @@ Result<Value> GreaterEq(const Args& a) {
 }
 
 Result<Value> Matches(const Args& a) {
-  try {
-    std::regex re(a[1].As<std::string>(), std::regex::ECMAScript);
-    return Value{std::regex_search(a[0].As<std::string>(), re)};
-  } catch (const std::regex_error& e) {
-    return Error{"invalid matches argument"};
-  }
+  auto re = CompileRegex(a[1].As<std::string>());
+  if (!re) return Error{"invalid matches argument"};
+  return Value{std::regex_search(a[0].As<std::string>(), *re)};
 }
 
 Result<Value> IntToString(const Args& a) {

@@ -333,6 +333,7 @@ class Parser {
                     Token{Token::Kind::kEnd, "", {}, args[0]->offset});
       }
       args[0]->test_only = true;
+      args[0]->offset = off;  // cel-go reports has()'s errors at the macro
       return std::move(args[0]);
     }
     return Call(fn, off, std::move(args));

@@ -99,7 +99,7 @@ bool Equal(const Value& a, const Value& b) {
     case 9:
       return a.As<Semver>().Compare(b.As<Semver>()) == 0;
     case 10:
-      return a.As<api::Quantity>() == b.As<api::Quantity>();
+      return a.As<Quantity>() == b.As<Quantity>();
     case 11:
       return a.As<TypeValue>().name == b.As<TypeValue>().name;
     case 12: {

@@ -9,7 +9,7 @@
 #include <variant>
 #include <vector>
 
-#include "api/quantity.h"
+#include "cel/quantity.h"
 #include "cel/semver.h"
 
 namespace berth::cel {
@@ -37,8 +37,8 @@ struct Null {};
 
 struct Value {
   std::variant<Null, bool, int64_t, uint64_t, double, std::string, Bytes,
-               std::shared_ptr<const ListValue>, std::shared_ptr<const MapValue>, Semver,
-               api::Quantity, TypeValue, OptionalValue>
+               std::shared_ptr<const ListValue>, std::shared_ptr<const MapValue>, Semver, Quantity,
+               TypeValue, OptionalValue>
       v;
 
   template <typename T>
