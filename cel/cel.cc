@@ -101,10 +101,15 @@ std::string BoolConversionError(const Value& v) {
 }  // namespace
 
 Result<Program> Compile(std::string_view expression, uint64_t cost_limit) {
-  ParseError perr;
-  ExprPtr root = Parse(expression, &perr);
+  std::vector<ParseError> syntax;
+  ExprPtr root = Parse(expression, &syntax);
   if (!root) {
-    return Error{"compilation failed: " + FormatIssue(expression, perr.offset, perr.message)};
+    std::string msg = "compilation failed: ";
+    for (size_t i = 0; i < syntax.size(); ++i) {
+      if (i > 0) msg += "\n";
+      msg += FormatIssue(expression, syntax[i].offset, syntax[i].message);
+    }
+    return Error{msg};
   }
   std::vector<CheckIssue> issues = Check(*root);
   std::vector<CheckIssue> instantiation;

@@ -45,7 +45,20 @@ Result<std::vector<Token>> Lex(std::string_view s, LexError* error) {
     error->offset = static_cast<int32_t>(at);
     return Error{error->message};
   };
+  // Each token's length is known once the scan has moved past it.
+  auto close_last = [&] {
+    if (!out.empty() && out.back().length == 0) {
+      out.back().length = static_cast<int32_t>(i) - out.back().offset;
+    }
+  };
+  auto note = [&](std::string msg, size_t at) {
+    if (error->message.empty()) {
+      error->message = std::move(msg);
+      error->offset = static_cast<int32_t>(at);
+    }
+  };
   while (i < s.size()) {
+    close_last();
     char c = s[i];
     if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f') {
       ++i;
@@ -155,7 +168,15 @@ Result<std::vector<Token>> Lex(std::string_view s, LexError* error) {
         }
         val += s[k++];
       }
-      if (!closed) return fail("token recognition error", t.offset);
+      if (!closed) {
+        size_t eol = s.find_first_of("\r\n", static_cast<size_t>(t.offset));
+        std::string_view rest =
+            s.substr(static_cast<size_t>(t.offset),
+                     eol == std::string_view::npos ? std::string_view::npos : eol - t.offset);
+        note("token recognition error at: '" + std::string(rest) + "'", t.offset);
+        i = eol == std::string_view::npos ? s.size() : eol;
+        continue;
+      }
       t.kind = Token::Kind::kLiteral;
       t.literal = bytes ? Value{Bytes{val}} : Value{val};
       out.push_back(std::move(t));
@@ -241,8 +262,12 @@ Result<std::vector<Token>> Lex(std::string_view s, LexError* error) {
         break;
       }
     }
-    if (!found) return fail("token recognition error at: '" + std::string(1, c) + "'", i);
+    if (!found) {
+      note("token recognition error at: '" + std::string(1, c) + "'", i);
+      ++i;
+    }
   }
+  close_last();
   Token end;
   end.offset = static_cast<int32_t>(s.size());
   out.push_back(end);

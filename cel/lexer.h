@@ -17,9 +17,13 @@ struct Token {
   std::string text;  // identifier name or punctuation ("==", "&&", ".?", "[?" ...)
   Value literal;     // kLiteral
   int32_t offset = 0;
+  int32_t length = 0;  // bytes of source text (0 for kEnd)
 };
 
-// The tokens, ending with kEnd. kInvalid errors carry the byte offset in `offset`.
+// The tokens, ending with kEnd. Like ANTLR's lexer, an unrecognised character is reported in
+// *error ("token recognition error at: '#'") and skipped, and an unterminated string swallows the
+// rest of the line; the tokens are still returned. Malformed literals (bad escapes, out-of-range
+// numbers) fail the whole call; either way *error has the message and byte offset.
 struct LexError {
   std::string message;
   int32_t offset = 0;

@@ -9,19 +9,43 @@ namespace {
 
 constexpr int kMaxDepth = 250;  // cel-go's default parser recursion limit
 
+// ANTLR's expectation set where an expression must start (CEL.g4's primary and unary rules).
+constexpr const char* kExprStart =
+    "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, "
+    "BYTES, IDENTIFIER}";
+constexpr const char* kArgStart =
+    "{'[', '{', '(', ')', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, "
+    "STRING, BYTES, IDENTIFIER}";
+
 class Parser {
  public:
-  Parser(std::vector<Token> toks, ParseError* error) : toks_(std::move(toks)), error_(error) {}
+  Parser(std::string_view src, std::vector<Token> toks, ParseError* error)
+      : src_(src), toks_(std::move(toks)), error_(error) {}
 
   ExprPtr ParseAll() {
     ExprPtr e = Expression();
     if (!e) return nullptr;
-    if (Peek().kind != Token::Kind::kEnd) return Fail("Syntax error: extraneous input", Peek());
+    if (Peek().kind != Token::Kind::kEnd) {
+      return Fail("Syntax error: extraneous input '" + Raw(Peek()) + "' expecting <EOF>", Peek());
+    }
     return e;
   }
 
  private:
   const Token& Peek() const { return toks_[pos_]; }
+  std::string Raw(const Token& t) const {
+    if (t.kind == Token::Kind::kEnd) return "<EOF>";
+    return std::string(src_.substr(static_cast<size_t>(t.offset), static_cast<size_t>(t.length)));
+  }
+  ExprPtr Missing(std::string_view what) {
+    return Fail("Syntax error: missing '" + std::string(what) + "' at '" + Raw(Peek()) + "'",
+                Peek());
+  }
+  ExprPtr Mismatched(std::string_view expecting) {
+    return Fail(
+        "Syntax error: mismatched input '" + Raw(Peek()) + "' expecting " + std::string(expecting),
+        Peek());
+  }
   bool IsPunct(std::string_view p) const {
     return Peek().kind == Token::Kind::kPunct && Peek().text == p;
   }
@@ -81,7 +105,7 @@ class Parser {
       ++pos_;
       ExprPtr a = Or();
       if (!a) return nullptr;
-      if (!Accept(":")) return Fail("Syntax error: missing ':'", Peek());
+      if (!Accept(":")) return Mismatched("':'");
       ExprPtr b = Expression();
       if (!b) return nullptr;
       cond = Call("_?_:_", off, Args(std::move(cond), std::move(a), std::move(b)));
@@ -202,8 +226,10 @@ class Parser {
       if (IsPunct(".") || IsPunct(".?")) {
         bool opt = Peek().text == ".?";
         ++pos_;
-        if (Peek().kind != Token::Kind::kIdent)
-          return Fail("Syntax error: no viable alternative", Peek());
+        if (Peek().kind != Token::Kind::kIdent) {
+          return Fail("Syntax error: no viable alternative at input '" + Raw(toks_[pos_ - 1]) + "'",
+                      Peek());
+        }
         Token id = Peek();
         ++pos_;
         if (!opt && IsPunct("(")) {
@@ -229,7 +255,7 @@ class Parser {
         ++pos_;
         ExprPtr idx = Expression();
         if (!idx) return nullptr;
-        if (!Accept("]")) return Fail("Syntax error: missing ']'", Peek());
+        if (!Accept("]")) return Missing("]");
         e = Call(opt ? "_[?_]" : "_[_]", off, Args(std::move(e), std::move(idx)));
       } else {
         break;
@@ -241,13 +267,18 @@ class Parser {
   // Parses comma-separated expressions up to `close` (consumed); false on error.
   bool ExprList(std::string_view close, std::vector<ExprPtr>* out) {
     if (Accept(close)) return true;
+    if (close == ")") call_args_at_ = pos_;
     while (true) {
       ExprPtr a = Expression();
       if (!a) return false;
       out->push_back(std::move(a));
       if (Accept(close)) return true;
       if (!Accept(",")) {
-        Fail("Syntax error: missing '" + std::string(close) + "'", Peek());
+        if (close == ")") {
+          Missing(")");
+        } else {
+          Mismatched("{'" + std::string(close) + "', ','}");
+        }
         return false;
       }
       if (Accept(close)) return true;  // trailing comma
@@ -268,7 +299,9 @@ class Parser {
     if (t.kind == Token::Kind::kIdent || IsPunct(".")) {
       bool leading_dot = Accept(".");
       const Token id = Peek();
-      if (id.kind != Token::Kind::kIdent) return Fail("Syntax error: no viable alternative", id);
+      if (id.kind != Token::Kind::kIdent) {
+        return Fail("Syntax error: no viable alternative at input '.'", id);
+      }
       ++pos_;
       std::string name = (leading_dot ? "." : "") + id.text;
       if (IsPunct("(")) {
@@ -283,7 +316,7 @@ class Parser {
     if (Accept("(")) {
       ExprPtr e = Expression();
       if (!e) return nullptr;
-      if (!Accept(")")) return Fail("Syntax error: missing ')'", Peek());
+      if (!Accept(")")) return Missing(")");
       return e;
     }
     if (IsPunct("[")) {
@@ -299,20 +332,31 @@ class Parser {
         while (true) {
           ExprPtr k = Expression();
           if (!k) return nullptr;
-          if (!Accept(":")) return Fail("Syntax error: missing ':'", Peek());
+          if (!Accept(":")) return Mismatched("':'");
           ExprPtr v = Expression();
           if (!v) return nullptr;
           e->args.push_back(std::move(k));
           e->args.push_back(std::move(v));
           if (Accept("}")) break;
-          if (!Accept(",")) return Fail("Syntax error: missing '}'", Peek());
+          if (!Accept(",")) return Mismatched("{'}', ','}");
           if (Accept("}")) break;
         }
       }
       return Finish(std::move(e));
     }
-    if (t.kind == Token::Kind::kEnd) return Fail("Syntax error: mismatched input '<EOF>'", t);
-    return Fail("Syntax error: mismatched input '" + t.text + "'", t);
+    // ANTLR reports a token that cannot start an expression as mismatched when it closes
+    // something (or is the end), and as extraneous otherwise (an operator, or the end right
+    // after '!').
+    const char* expecting = pos_ == call_args_at_ ? kArgStart : kExprStart;
+    bool closes =
+        t.kind == Token::Kind::kEnd ||
+        (t.kind == Token::Kind::kPunct &&
+         (t.text == ")" || t.text == "]" || t.text == "}" || t.text == "," || t.text == ":"));
+    bool after_not =
+        pos_ > 0 && toks_[pos_ - 1].kind == Token::Kind::kPunct && toks_[pos_ - 1].text == "!";
+    std::string kind =
+        closes && !(t.kind == Token::Kind::kEnd && after_not) ? "mismatched" : "extraneous";
+    return Fail("Syntax error: " + kind + " input '" + Raw(t) + "' expecting " + expecting, t);
   }
 
   static ExprPtr Finish(ExprPtr e) {
@@ -437,24 +481,36 @@ class Parser {
                          std::move(step), result_ident());
   }
 
+  std::string_view src_;
   std::vector<Token> toks_;
   size_t pos_ = 0;
+  size_t call_args_at_ = SIZE_MAX;  // the token where a call's first argument starts
   int depth_ = 0;
   ParseError* error_;
 };
 
 }  // namespace
 
-ExprPtr Parse(std::string_view src, ParseError* error) {
+ExprPtr Parse(std::string_view src, std::vector<ParseError>* errors) {
   LexError lex_error;
   auto toks = Lex(src, &lex_error);
-  if (!toks.ok()) {
-    error->message = "Syntax error: " + lex_error.message;
-    error->offset = lex_error.offset;
-    return nullptr;
+  if (!lex_error.message.empty()) {
+    errors->push_back({"Syntax error: " + lex_error.message, lex_error.offset});
   }
-  Parser p(std::move(*toks), error);
-  return p.ParseAll();
+  if (!toks.ok()) return nullptr;
+  ParseError parse_error;
+  Parser p(src, std::move(*toks), &parse_error);
+  ExprPtr e = p.ParseAll();
+  if (!parse_error.message.empty()) errors->push_back(parse_error);
+  if (!errors->empty()) return nullptr;
+  return e;
+}
+
+ExprPtr Parse(std::string_view src, ParseError* error) {
+  std::vector<ParseError> errors;
+  ExprPtr e = Parse(src, &errors);
+  if (!errors.empty()) *error = errors.front();
+  return e;
 }
 
 }  // namespace berth::cel

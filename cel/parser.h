@@ -5,6 +5,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "base/result.h"
 #include "cel/ast.h"
@@ -16,7 +17,11 @@ struct ParseError {
   int32_t offset = 0;
 };
 
-// The expanded tree, or nullptr with *error set.
+// The expanded tree, or nullptr with the errors (lexical first, then the first syntax error;
+// ANTLR's texts: "mismatched input '<EOF>' expecting {...}", "missing ')' at '<EOF>'",
+// "extraneous input '2' expecting <EOF>", "no viable alternative at input '.'").
+ExprPtr Parse(std::string_view src, std::vector<ParseError>* errors);
+// The same, keeping only the first error.
 ExprPtr Parse(std::string_view src, ParseError* error);
 
 }  // namespace berth::cel

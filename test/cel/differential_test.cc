@@ -21,9 +21,7 @@
 namespace berth::cel::testing {
 namespace {
 
-// Intentional or not-yet-resolved differences, each with its reason. Syntax errors: berth's
-// messages name the problem but not ANTLR's full expectation sets, so only the class and position
-// are compared for them (see MessagesAgree).
+// Intentional or not-yet-resolved differences, each with its reason.
 struct KnownDifference {
   const char* expr;
   const char* what;  // "class" (the result or error class), "message" or "cost"
@@ -115,24 +113,6 @@ std::vector<Outcome> RunCelGo(const std::string& input_file) {
   return outcomes;
 }
 
-bool IsSyntaxError(const Outcome& o) {
-  return o.error_class == "compile" && o.error.find("Syntax error:") != std::string::npos;
-}
-
-// The first "ERROR: <input>:L:C:" of a compile error.
-std::string FirstPosition(const std::string& msg) {
-  size_t at = msg.find("<input>:");
-  if (at == std::string::npos) return "";
-  size_t end = msg.find(": ", at + 8);
-  return msg.substr(at, end - at);
-}
-
-bool MessagesAgree(const Outcome& go, const Outcome& berth) {
-  if (go.error == berth.error) return true;
-  return IsSyntaxError(go) && IsSyntaxError(berth) &&
-         FirstPosition(go.error) == FirstPosition(berth.error);
-}
-
 struct Tally {
   int agree = 0;
   int known = 0;
@@ -156,7 +136,7 @@ void Compare(const std::string& input_line, const Outcome& go, const Outcome& be
     return;
   }
   bool known = false;
-  if (!unordered && !MessagesAgree(go, berth)) {
+  if (!unordered && go.error != berth.error) {
     if (FindKnown(expr, "message")) {
       known = true;
     } else {

@@ -39,13 +39,37 @@ TEST(LexerTest, UnicodeEscapesAndOffsets) {
   EXPECT_EQ(t[4].literal.As<std::string>(), "é");
 }
 
-TEST(LexerTest, Errors) {
+TEST(LexerTest, RecognitionErrorsAreReportedAndSkipped) {
+  // Like ANTLR's lexer: the tokens come back, the first problem is reported.
   LexError err;
-  EXPECT_FALSE(Lex("\"open", &err).ok());
+  auto toks = Lex("\"open", &err);
+  ASSERT_TRUE(toks.ok());
+  EXPECT_EQ(err.message, "token recognition error at: '\"open'");
   EXPECT_EQ(err.offset, 0);
-  EXPECT_FALSE(Lex("1 # 2", &err).ok());
+  EXPECT_EQ(toks->size(), 1u);  // just the end
+
+  err = {};
+  toks = Lex("1 # 2", &err);
+  ASSERT_TRUE(toks.ok());
+  EXPECT_EQ(err.message, "token recognition error at: '#'");
   EXPECT_EQ(err.offset, 2);
+  EXPECT_EQ(toks->size(), 3u);  // 1, 2, end
+}
+
+TEST(LexerTest, MalformedLiteralsFail) {
+  LexError err;
   EXPECT_FALSE(Lex("99999999999999999999", &err).ok());
+  EXPECT_FALSE(Lex(R"("\q")", &err).ok());
+}
+
+TEST(LexerTest, TokenLengths) {
+  auto t = MustLex("device.attributes[\"a b\"] >= 10u");
+  ASSERT_EQ(t.size(), 9u);
+  EXPECT_EQ(t[0].length, 6);
+  EXPECT_EQ(t[4].length, 5);  // "a b" with its quotes
+  EXPECT_EQ(t[6].length, 2);
+  EXPECT_EQ(t[7].length, 3);  // 10u
+  EXPECT_EQ(t[8].length, 0);
 }
 
 }  // namespace

@@ -74,6 +74,35 @@ TEST(ParserTest, Macros) {
   EXPECT_EQ(MustParse("cel.bind(v, 1, v)"), "fold(#unused, [], v, 1, false, v, v)");
 }
 
+TEST(ParserTest, SyntaxErrorsReadLikeAntlr) {
+  struct Case {
+    const char* src;
+    const char* message;
+    int32_t offset;
+  };
+  const std::string start =
+      "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, "
+      "STRING, BYTES, IDENTIFIER}";
+  for (const Case& c : std::vector<Case>{
+           {"1 +", "mismatched input '<EOF>' expecting ", 3},
+           {"1 + )", "mismatched input ')' expecting ", 4},
+           {"1 == == 2", "extraneous input '==' expecting ", 5},
+           {"!", "extraneous input '<EOF>' expecting ", 1},
+           {"(1 + 2", "missing ')' at '<EOF>'", 6},
+           {"[1, 2", "mismatched input '<EOF>' expecting {']', ','}", 5},
+           {"1 2", "extraneous input '2' expecting <EOF>", 2},
+           {"device.", "no viable alternative at input '.'", 7},
+           {"a ? b", "mismatched input '<EOF>' expecting ':'", 5},
+       }) {
+    ParseError err;
+    EXPECT_EQ(Parse(c.src, &err), nullptr) << c.src;
+    std::string want = std::string("Syntax error: ") + c.message;
+    if (want.back() == ' ') want += start;
+    EXPECT_EQ(err.message, want) << c.src;
+    EXPECT_EQ(err.offset, c.offset) << c.src;
+  }
+}
+
 TEST(ParserTest, Errors) {
   ParseError err;
   EXPECT_EQ(Parse("1 +", &err), nullptr);
