@@ -1,0 +1,102 @@
+#pragma once
+// berth's CEL for DRA device selectors (resource.k8s.io/v1 DeviceClass and ResourceClaim
+// `selectors[].cel.expression`), matching kube-scheduler v1.37's
+// k8s.io/dynamic-resource-allocation/cel: the stored-expressions environment with the one
+// variable `device`, cost limit resourceapi.CELSelectorExpressionMaxCost (1,000,000), and cel-go's
+// messages.
+//
+// The environment:
+//   device.driver                    string
+//   device.allowMultipleAllocations  bool (false when the device does not say)
+//   device.attributes                map(domain, map(id, dyn)): int, bool, string or semver values
+//   device.capacity                  map(domain, map(id, kubernetes.Quantity))
+// Looking up a domain the device has no attribute (capacity) in yields an empty map, so
+// `device.attributes["other.example.com"].model` is the runtime error `no such key: model`, never
+// false; guard with has(), `in`, or optional chaining (`.?model.orValue("")`).
+// Functions: CEL's standard library (operators, size, contains/startsWith/endsWith/matches,
+// conversions int/uint/double/string/bool/bytes/dyn/type, macros has/all/exists/exists_one/map/
+// filter), cel.bind, two-variable comprehensions (all/exists/existsOne(k, v, p),
+// transformList), optional values (.?f, [?k], optional.of/none, hasValue/value/orValue/or), the
+// strings extension's charAt/indexOf/lastIndexOf/lowerAscii/upperAscii/replace/split/substring/
+// trim/join, the lists extension (slice, flatten, sort, lists.range, reverse, distinct), the sets
+// extension (sets.contains/equivalent/intersects), Kubernetes' regex (find, findAll), lists
+// (isSorted, sum, min, max, indexOf, lastIndexOf, includes), semver (semver, isSemver,
+// major/minor/patch, isGreaterThan/isLessThan/compareTo) and quantity (quantity, isQuantity, sign,
+// isInteger, asInteger, asApproximateFloat, add, sub, isGreaterThan/isLessThan/compareTo)
+// libraries. Functions upstream's environment also has but berth does not (url, ip/cidr, format,
+// strings.quote, sortBy, transformMap, timestamps/durations, authz) are compile errors
+// here ("undeclared reference"). CEL quantities are exact to the nano-unit like upstream's
+// (capacities arrive exact to the milli-unit, as api::Quantity holds them). Regexes run on
+// std::regex (ECMAScript) after translating RE2's (?i), (?P<name>...), \A and \z; other RE2-only
+// syntax is rejected.
+//
+// Thread safety: Compile may be called from any thread; a Program is immutable and Evaluate may
+// run concurrently on one Program.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "api/quantity.h"
+#include "base/result.h"
+#include "cel/semver.h"
+
+namespace berth::cel {
+
+// The runtime cost limit of a DRA selector (resourceapi.CELSelectorExpressionMaxCost).
+inline constexpr uint64_t kSelectorMaxCost = 1000000;
+
+// One attribute value of a device (resource.k8s.io/v1 DeviceAttribute): exactly one of int, bool,
+// string or version. A version keeps its text; it is parsed as semver when evaluated, like
+// upstream (an invalid one fails evaluation with "attribute <name>: parse semantic version: ...").
+struct VersionText {
+  std::string text;
+  bool operator==(const VersionText&) const = default;
+};
+using AttributeValue = std::variant<int64_t, bool, std::string, VersionText>;
+
+// The device a selector looks at. Attribute and capacity names are resourceapi.QualifiedName:
+// "domain/id", or a bare "id" that belongs to the driver's domain (upstream's
+// parseQualifiedName: split at the first '/', no '/' means domain = driver). So the attribute
+// "model" of driver "gpu.example.com" is `device.attributes["gpu.example.com"].model`.
+struct Device {
+  std::string driver;
+  std::map<std::string, AttributeValue> attributes;
+  std::map<std::string, api::Quantity> capacity;
+  bool allow_multiple_allocations = false;
+};
+
+// What an evaluation cost, in cel-go's runtime cost units.
+struct EvalStats {
+  uint64_t cost = 0;
+  bool cost_limit_exceeded =
+      false;  // the error is "operation cancelled: actual cost limit exceeded"
+};
+
+class Program {
+ public:
+  // Whether `device` matches. Errors (code kInvalid) carry cel-go's runtime message, e.g.
+  // "no such key: model", "no such overload", "division by zero", "CEL result of type string could
+  // not be converted to bool: ...", "operation cancelled: actual cost limit exceeded" (then
+  // stats->cost_limit_exceeded is set). `stats`, when given, receives the cost either way.
+  Result<bool> Evaluate(const Device& device, EvalStats* stats = nullptr) const;
+
+  const std::string& expression() const { return expression_; }
+
+ private:
+  friend Result<Program> Compile(std::string_view expression, uint64_t cost_limit);
+  struct Impl;
+  std::shared_ptr<const Impl> impl_;
+  std::string expression_;
+};
+
+// Parses and type-checks `expression`. kInvalid errors read like upstream's
+// CompilationResult.Error: "compilation failed: ERROR: <input>:1:5: <issue>\n | <line>\n | ....^"
+// (syntax error texts differ from ANTLR's; the position is the same where berth can tell), or
+// "must evaluate to bool or the unknown type, not int".
+Result<Program> Compile(std::string_view expression, uint64_t cost_limit = kSelectorMaxCost);
+
+}  // namespace berth::cel

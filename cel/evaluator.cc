@@ -1,0 +1,435 @@
+#include "cel/evaluator.h"
+
+#include <algorithm>
+
+#include "cel/functions.h"
+
+namespace berth::cel {
+namespace {
+
+constexpr const char* kCostExceeded = "operation cancelled: actual cost limit exceeded";
+
+bool IsAttributeStep(const Expr& e) {
+  return (e.kind == Expr::Kind::kSelect && !e.test_only) ||
+         (e.kind == Expr::Kind::kCall &&
+          (e.name == "_[_]" || e.name == "_[?_]" || e.name == "_?._"));
+}
+
+std::string KeyText(const Value& k) {
+  if (k.Is<std::string>()) return k.As<std::string>();
+  if (k.Is<int64_t>()) return std::to_string(k.As<int64_t>());
+  if (k.Is<uint64_t>()) return std::to_string(k.As<uint64_t>());
+  if (k.Is<bool>()) return k.As<bool>() ? "true" : "false";
+  if (k.Is<double>()) return std::to_string(k.As<double>());
+  return k.TypeName();
+}
+
+Value EmptyMap() { return Value::MakeMap({}); }
+
+// The functions Kubernetes' library.CostEstimator costs by name, whatever overload runs.
+bool CostedByName(std::string_view fn) {
+  static const char* kNames[] = {"isSorted",    "sum",      "max",        "min",        "indexOf",
+                                 "lastIndexOf", "includes", "lowerAscii", "upperAscii", "substring",
+                                 "trim",        "replace",  "split",      "join",       "find",
+                                 "findAll",     "quantity", "isQuantity", "semver",     "isSemver"};
+  for (const char* n : kNames) {
+    if (fn == n) return true;
+  }
+  return false;
+}
+
+// cel-go's Go type for a value, as its iteration error prints it ("types.Int").
+std::string GoTypeName(const Value& v) {
+  if (v.Is<bool>()) return "types.Bool";
+  if (v.Is<int64_t>()) return "types.Int";
+  if (v.Is<uint64_t>()) return "types.Uint";
+  if (v.Is<double>()) return "types.Double";
+  if (v.Is<std::string>()) return "types.String";
+  if (v.Is<Bytes>()) return "types.Bytes";
+  if (v.Is<Null>()) return "types.Null";
+  if (v.Is<Semver>()) return "cel.Semver";
+  if (v.Is<Quantity>()) return "cel.Quantity";
+  if (v.Is<OptionalValue>()) return "*types.Optional";
+  return v.TypeName();
+}
+
+}  // namespace
+
+Result<Value> Evaluator::Lookup(const std::string& name) const {
+  for (auto it = vars_.rbegin(); it != vars_.rend(); ++it) {
+    if (*it->first == name) return it->second;
+  }
+  return device_;
+}
+
+void Evaluator::Charge(uint64_t c) {
+  cost_ += c;
+  if (cost_ > limit_) cost_exceeded_ = true;
+}
+
+Result<Value> Evaluator::CostError() const { return Error{kCostExceeded}; }
+
+Result<Value> Evaluator::Eval(const Expr& e) {
+  if (cost_exceeded_) return CostError();
+  switch (e.kind) {
+    case Expr::Kind::kConst:
+      return e.constant;
+    case Expr::Kind::kIdent: {
+      Charge(1);
+      if (cost_exceeded_) return CostError();
+      return Lookup(e.name);
+    }
+    case Expr::Kind::kSelect:
+      if (e.test_only) {
+        // has(): the operand costs as usual; the presence test itself is free.
+        Result<Value> operand = IsAttributeStep(*e.args[0]) || e.args[0]->kind == Expr::Kind::kIdent
+                                    ? EvalAttribute(*e.args[0], true)
+                                    : Eval(*e.args[0]);
+        if (!operand.ok()) return operand;
+        return Select(*operand, e.name, true);
+      }
+      return EvalAttribute(e, true);
+    case Expr::Kind::kCall:
+      if (IsAttributeStep(e)) return EvalAttribute(e, true);
+      return EvalCall(e);
+    case Expr::Kind::kList: {
+      // cel-go stops at the first failing element but still charges the creation.
+      std::vector<Value> items;
+      items.reserve(e.args.size());
+      std::optional<Error> error;
+      for (const auto& a : e.args) {
+        auto v = Eval(*a);
+        if (cost_exceeded_) return CostError();
+        if (!v.ok()) {
+          error = v.status();
+          break;
+        }
+        items.push_back(std::move(*v));
+      }
+      if (!e.all_const) Charge(10);
+      if (cost_exceeded_) return CostError();
+      if (error) return *error;
+      return Value::MakeList(std::move(items));
+    }
+    case Expr::Kind::kMap: {
+      std::vector<std::pair<Value, Value>> entries;
+      std::optional<Error> error;
+      for (size_t i = 0; i < e.args.size() && !error; i += 2) {
+        auto k = Eval(*e.args[i]);
+        if (cost_exceeded_) return CostError();
+        if (!k.ok()) {
+          error = k.status();
+          break;
+        }
+        auto v = Eval(*e.args[i + 1]);
+        if (cost_exceeded_) return CostError();
+        if (!v.ok()) {
+          error = v.status();
+          break;
+        }
+        // A repeated key keeps the last value, as cel-go's map literals do.
+        auto same = std::find_if(entries.begin(), entries.end(),
+                                 [&](const auto& kv) { return Equal(kv.first, *k); });
+        if (same != entries.end()) {
+          same->second = std::move(*v);
+          continue;
+        }
+        entries.emplace_back(std::move(*k), std::move(*v));
+      }
+      if (!e.all_const) Charge(30);
+      if (cost_exceeded_) return CostError();
+      if (error) return *error;
+      return Value::MakeMap(std::move(entries));
+    }
+    case Expr::Kind::kComprehension:
+      return EvalComprehension(e);
+  }
+  return Error{"internal: unknown expression kind", ErrorCode::kInternal};
+}
+
+Result<Value> Evaluator::EvalAttribute(const Expr& e, bool charge_root) {
+  // Collect the chain from the outermost step down to its root.
+  std::vector<const Expr*> steps;
+  const Expr* root = &e;
+  while (IsAttributeStep(*root)) {
+    steps.push_back(root);
+    root = root->args[0].get();
+  }
+  Result<Value> cur = Value{};
+  if (root->kind == Expr::Kind::kIdent) {
+    if (charge_root) {
+      cur = Eval(*root);  // charges 1
+    } else {
+      cur = Lookup(root->name);
+    }
+  } else {
+    cur = Eval(*root);
+    // A relative attribute costs 1, except over a conditional (cel-go's conditionalAttribute).
+    bool conditional = root->kind == Expr::Kind::kCall && root->name == "_?_:_";
+    if (charge_root && !conditional) Charge(1);
+  }
+  if (cost_exceeded_) return CostError();
+  if (!cur.ok()) return cur;
+  for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
+    const Expr& s = **it;
+    if (s.kind == Expr::Kind::kSelect) {
+      Charge(1);
+      if (cost_exceeded_) return CostError();
+      cur = Select(*cur, s.name, false);
+    } else if (s.name == "_?._" || s.name == "_[?_]") {
+      Value key = s.args[1]->constant;
+      if (s.name == "_[?_]") {
+        auto k = Eval(*s.args[1]);
+        if (cost_exceeded_) return CostError();
+        if (!k.ok()) return k;
+        key = *k;
+      }
+      const Value* base = &*cur;
+      if (base->Is<OptionalValue>()) {
+        if (!base->As<OptionalValue>().value) continue;  // none stays none
+        base = base->As<OptionalValue>().value.get();
+      }
+      Result<Value> found = s.name == "_?._" && key.Is<std::string>()
+                                ? Select(*base, key.As<std::string>(), false)
+                                : Index(*base, key);
+      if (found.ok()) {
+        Charge(1);
+        if (cost_exceeded_) return CostError();
+        cur = Value{OptionalValue{std::make_shared<const Value>(std::move(*found))}};
+      } else if (found.error().starts_with("no such key") ||
+                 found.error().starts_with("index out of bounds")) {
+        cur = Value{OptionalValue{}};
+      } else {
+        cur = found;
+      }
+    } else {
+      const Expr& idx = *s.args[1];
+      Value key;
+      if (idx.kind == Expr::Kind::kConst) {
+        Charge(1);
+        if (cost_exceeded_) return CostError();
+        key = idx.constant;
+      } else {
+        auto k = Eval(idx);
+        if (cost_exceeded_) return CostError();
+        if (!k.ok()) return k;
+        key = std::move(*k);
+      }
+      if (cur->Is<OptionalValue>()) {
+        const auto& o = cur->As<OptionalValue>().value;
+        if (!o) continue;
+        auto r = Index(*o, key);
+        if (!r.ok()) {
+          cur = Value{OptionalValue{}};
+        } else {
+          cur = Value{OptionalValue{std::make_shared<const Value>(std::move(*r))}};
+        }
+        continue;
+      }
+      cur = Index(*cur, key);
+    }
+    if (!cur.ok()) return cur;
+  }
+  return cur;
+}
+
+Result<Value> Evaluator::Select(const Value& operand, const std::string& field, bool test_only) {
+  if (operand.Is<OptionalValue>()) {
+    const auto& o = operand.As<OptionalValue>().value;
+    if (!o) return test_only ? Value{false} : operand;
+    auto r = Select(*o, field, test_only);
+    if (test_only || !r.ok()) return r;
+    return Value{OptionalValue{std::make_shared<const Value>(std::move(*r))}};
+  }
+  if (operand.IsMap()) {
+    const MapValue& m = operand.Map();
+    const Value* v = MapFind(m, Value{field});
+    if (test_only) return Value{v != nullptr || m.missing_is_empty};
+    if (v != nullptr) return *v;
+    if (m.missing_is_empty) return EmptyMap();
+    return Error{"no such key: " + field};
+  }
+  if (test_only) return Error{"no such overload"};
+  return Error{"no such key: " + field};
+}
+
+Result<Value> Evaluator::Index(const Value& operand, const Value& key) {
+  if (operand.IsList()) {
+    const auto& items = operand.List().items;
+    int64_t i = 0;
+    if (key.Is<int64_t>()) {
+      i = key.As<int64_t>();
+    } else if (key.Is<uint64_t>()) {
+      i = static_cast<int64_t>(key.As<uint64_t>());
+    } else if (key.Is<double>() &&
+               key.As<double>() == static_cast<double>(static_cast<int64_t>(key.As<double>()))) {
+      i = static_cast<int64_t>(key.As<double>());
+    } else {
+      return Error{"unsupported index type '" + key.TypeName() + "' in list"};
+    }
+    if (i < 0 || i >= static_cast<int64_t>(items.size())) {
+      return Error{"index out of bounds: " + std::to_string(i)};
+    }
+    return items[static_cast<size_t>(i)];
+  }
+  if (operand.IsMap()) {
+    const MapValue& m = operand.Map();
+    const Value* v = MapFind(m, key);
+    if (v != nullptr) return *v;
+    if (m.missing_is_empty) return EmptyMap();
+    return Error{"no such key: " + KeyText(key)};
+  }
+  return Error{"no such key: " + KeyText(key)};
+}
+
+Result<Value> Evaluator::EvalLogical(const Expr& e, bool is_and) {
+  std::optional<Error> err;
+  for (const auto& a : e.args) {
+    auto v = Eval(*a);
+    if (cost_exceeded_) return CostError();
+    if (v.ok() && v->Is<bool>()) {
+      if (v->As<bool>() != is_and) return Value{!is_and};
+      continue;
+    }
+    if (!err) err = v.ok() ? Error{"no such overload"} : v.status();
+  }
+  if (err) return *err;
+  return Value{is_and};
+}
+
+Result<Value> Evaluator::EvalConditional(const Expr& e) {
+  auto c = Eval(*e.args[0]);
+  if (cost_exceeded_) return CostError();
+  if (!c.ok()) return c;
+  if (!c->Is<bool>()) return Error{"no such overload"};
+  const Expr& branch = *e.args[c->As<bool>() ? 1 : 2];
+  // cel-go resolves a branch that is an attribute without observing its root.
+  if (branch.kind == Expr::Kind::kIdent) return Lookup(branch.name);
+  if (IsAttributeStep(branch) && !branch.test_only) return EvalAttribute(branch, false);
+  return Eval(branch);
+}
+
+Result<Value> Evaluator::EvalCall(const Expr& e) {
+  const std::string& fn = e.name;
+  if (fn == "_&&_") return EvalLogical(e, true);
+  if (fn == "_||_") return EvalLogical(e, false);
+  if (fn == "_?_:_") return EvalConditional(e);
+  if (fn == "orValue" || fn == "or") {
+    // Planned as non-strict operators by cel-go: no call cost.
+    auto o = Eval(*e.args[0]);
+    if (cost_exceeded_) return CostError();
+    if (!o.ok()) return o;
+    if (!o->Is<OptionalValue>()) return Error{"no such overload"};
+    if (o->As<OptionalValue>().value) return fn == "or" ? *o : *o->As<OptionalValue>().value;
+    return Eval(*e.args[1]);
+  }
+  std::vector<Value> args;
+  args.reserve(e.args.size());
+  std::optional<Error> err;
+  for (const auto& a : e.args) {
+    auto v = Eval(*a);
+    if (cost_exceeded_) return CostError();
+    if (!v.ok()) {
+      // cel-go's strict calls of three or more arguments (evalVarArgs) return the first error
+      // without evaluating the rest, and so does a receiver call it dispatches at runtime; the
+      // cost tracker then finds no complete argument list and charges nothing for the call.
+      if (e.args.size() >= 3 ||
+          (e.has_target && e.dynamic_dispatch && e.args.size() == 2 && &a == &e.args[0])) {
+        if (fn != "@not_strictly_false") return v;
+      }
+      if (!err) err = v.status();
+      args.push_back(Value{});
+      continue;
+    }
+    args.push_back(std::move(*v));
+  }
+  if (fn == "@not_strictly_false") {
+    Charge(1);
+    if (cost_exceeded_) return CostError();
+    if (err) return Value{true};
+    return Value{!args[0].Is<bool>() || args[0].As<bool>()};
+  }
+  const std::vector<Overload>* overloads = FindFunction(fn);
+  const Overload* chosen = nullptr;
+  if (overloads != nullptr && !err) {
+    for (const Overload& o : *overloads) {
+      if (o.member != e.has_target || o.params.size() != args.size()) continue;
+      bool ok = true;
+      for (size_t i = 0; i < args.size() && ok; ++i) ok = ValueMatches(o.params[i], args[i]);
+      if (ok) {
+        chosen = &o;
+        break;
+      }
+    }
+  }
+  Result<Value> result = err      ? Result<Value>(*err)
+                         : chosen ? chosen->impl(args)
+                                  : Result<Value>(Error{"no such overload"});
+  // cel-go costs a call by the overload it planned: the checker's single candidate, or none for
+  // a call dispatched at runtime (then only Kubernetes' estimator, which goes by function name,
+  // knows better than 1).
+  CallCost cost = CallCost::kOne;
+  if (e.overload != nullptr) {
+    cost = e.overload->cost;
+  } else if (chosen != nullptr && CostedByName(fn)) {
+    cost = chosen->cost;
+  } else if (chosen == nullptr && overloads != nullptr && CostedByName(fn)) {
+    cost = (*overloads)[0].cost;
+  }
+  if (cost == CallCost::kJoin && !result.ok()) cost = CallCost::kOne;
+  // cel-go plans `x in [constants]` as a set lookup and regex functions with a constant pattern
+  // as a precompiled matcher; the set lookup is free, and so is the matcher when its receiver is
+  // an error.
+  if (fn == "@in" && e.args[1]->kind == Expr::Kind::kList && e.args[1]->all_const) return result;
+  if ((fn == "matches" || fn == "find" || fn == "findAll") && err && e.args.size() >= 2 &&
+      e.args[1]->kind == Expr::Kind::kConst) {
+    return result;
+  }
+  Charge(ComputeCallCost(cost, args, result.ok() ? *result : Value{}));
+  if (cost_exceeded_) return CostError();
+  return result;
+}
+
+Result<Value> Evaluator::EvalComprehension(const Expr& e) {
+  auto range = Eval(*e.args[0]);
+  if (cost_exceeded_) return CostError();
+  if (!range.ok()) return range;
+  // Iteration pairs: (element) for one variable; (index, element) or (key, value) for two.
+  std::vector<std::pair<Value, Value>> pairs;
+  bool two = !e.iter_var2.empty();
+  if (range->IsList()) {
+    const auto& items = range->List().items;
+    for (size_t i = 0; i < items.size(); ++i) {
+      pairs.emplace_back(two ? Value{static_cast<int64_t>(i)} : items[i], two ? items[i] : Value{});
+    }
+  } else if (range->IsMap()) {
+    for (const auto& [k, v] : range->Map().entries) pairs.emplace_back(k, two ? v : Value{});
+  } else {
+    return Error{"got '" + GoTypeName(*range) + "', expected iterable type"};
+  }
+  Result<Value> accu = Eval(*e.args[1]);
+  if (cost_exceeded_) return CostError();
+  vars_.emplace_back(&e.accu_var, accu);
+  size_t accu_slot = vars_.size() - 1;
+  for (const auto& [first, second] : pairs) {
+    vars_.emplace_back(&e.iter_var, first);
+    if (two) vars_.emplace_back(&e.iter_var2, second);
+    size_t pop = two ? 2 : 1;
+    auto cond = Eval(*e.args[2]);
+    if (cost_exceeded_) return CostError();
+    if (cond.ok() && cond->Is<bool>() && !cond->As<bool>()) {
+      for (size_t i = 0; i < pop; ++i) vars_.pop_back();
+      break;
+    }
+    auto next = Eval(*e.args[3]);
+    if (cost_exceeded_) return CostError();
+    vars_[accu_slot].second = std::move(next);
+    for (size_t i = 0; i < pop; ++i) vars_.pop_back();
+  }
+  auto result = Eval(*e.args[4]);
+  vars_.pop_back();
+  if (cost_exceeded_) return CostError();
+  return result;
+}
+
+}  // namespace berth::cel

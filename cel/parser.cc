@@ -1,0 +1,516 @@
+#include "cel/parser.h"
+
+#include <utility>
+
+#include "cel/lexer.h"
+
+namespace berth::cel {
+namespace {
+
+constexpr int kMaxDepth = 250;  // cel-go's default parser recursion limit
+
+// ANTLR's expectation set where an expression must start (CEL.g4's primary and unary rules).
+constexpr const char* kExprStart =
+    "{'[', '{', '(', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, STRING, "
+    "BYTES, IDENTIFIER}";
+constexpr const char* kArgStart =
+    "{'[', '{', '(', ')', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, "
+    "STRING, BYTES, IDENTIFIER}";
+
+class Parser {
+ public:
+  Parser(std::string_view src, std::vector<Token> toks, ParseError* error)
+      : src_(src), toks_(std::move(toks)), error_(error) {}
+
+  ExprPtr ParseAll() {
+    ExprPtr e = Expression();
+    if (!e) return nullptr;
+    if (Peek().kind != Token::Kind::kEnd) {
+      return Fail("Syntax error: extraneous input '" + Raw(Peek()) + "' expecting <EOF>", Peek());
+    }
+    return e;
+  }
+
+ private:
+  const Token& Peek() const { return toks_[pos_]; }
+  std::string Raw(const Token& t) const {
+    if (t.kind == Token::Kind::kEnd) return "<EOF>";
+    return std::string(src_.substr(static_cast<size_t>(t.offset), static_cast<size_t>(t.length)));
+  }
+  ExprPtr Missing(std::string_view what) {
+    return Fail("Syntax error: missing '" + std::string(what) + "' at '" + Raw(Peek()) + "'",
+                Peek());
+  }
+  ExprPtr Mismatched(std::string_view expecting) {
+    return Fail(
+        "Syntax error: mismatched input '" + Raw(Peek()) + "' expecting " + std::string(expecting),
+        Peek());
+  }
+  bool IsPunct(std::string_view p) const {
+    return Peek().kind == Token::Kind::kPunct && Peek().text == p;
+  }
+  bool Accept(std::string_view p) {
+    if (!IsPunct(p)) return false;
+    ++pos_;
+    return true;
+  }
+  ExprPtr Fail(std::string msg, const Token& at) {
+    if (error_->message.empty()) {
+      error_->message = std::move(msg);
+      error_->offset = at.offset;
+    }
+    return nullptr;
+  }
+  ExprPtr Expect(std::string_view p) {
+    if (Accept(p)) return nullptr;
+    return Fail("Syntax error: missing '" + std::string(p) + "'", Peek());
+  }
+
+  static ExprPtr Node(Expr::Kind kind, int32_t offset) {
+    auto e = std::make_unique<Expr>();
+    e->kind = kind;
+    e->offset = offset;
+    return e;
+  }
+  static ExprPtr Call(std::string fn, int32_t offset, std::vector<ExprPtr> args,
+                      bool target = false) {
+    auto e = Node(Expr::Kind::kCall, offset);
+    e->name = std::move(fn);
+    e->args = std::move(args);
+    e->has_target = target;
+    return e;
+  }
+  static ExprPtr Ident(std::string name, int32_t offset) {
+    auto e = Node(Expr::Kind::kIdent, offset);
+    e->name = std::move(name);
+    return e;
+  }
+  static ExprPtr Const(Value v, int32_t offset) {
+    auto e = Node(Expr::Kind::kConst, offset);
+    e->constant = std::move(v);
+    return e;
+  }
+  template <typename... A>
+  static std::vector<ExprPtr> Args(A&&... a) {
+    std::vector<ExprPtr> v;
+    (v.push_back(std::forward<A>(a)), ...);
+    return v;
+  }
+
+  ExprPtr Expression() {
+    if (++depth_ > kMaxDepth) return Fail("expression recursion limit exceeded", Peek());
+    ExprPtr cond = Or();
+    if (cond && IsPunct("?")) {
+      int32_t off = Peek().offset;
+      ++pos_;
+      ExprPtr a = Or();
+      if (!a) return nullptr;
+      if (!Accept(":")) return Mismatched("':'");
+      ExprPtr b = Expression();
+      if (!b) return nullptr;
+      cond = Call("_?_:_", off, Args(std::move(cond), std::move(a), std::move(b)));
+    }
+    --depth_;
+    return cond;
+  }
+
+  // cel-go builds balanced trees for chains of && and ||; the result is the same.
+  ExprPtr Or() {
+    ExprPtr l = And();
+    while (l && IsPunct("||")) {
+      int32_t off = Peek().offset;
+      ++pos_;
+      ExprPtr r = And();
+      if (!r) return nullptr;
+      l = Call("_||_", off, Args(std::move(l), std::move(r)));
+    }
+    return l;
+  }
+  ExprPtr And() {
+    ExprPtr l = Relation();
+    while (l && IsPunct("&&")) {
+      int32_t off = Peek().offset;
+      ++pos_;
+      ExprPtr r = Relation();
+      if (!r) return nullptr;
+      l = Call("_&&_", off, Args(std::move(l), std::move(r)));
+    }
+    return l;
+  }
+  ExprPtr Relation() {
+    ExprPtr l = Addition();
+    while (l) {
+      static const std::pair<const char*, const char*> kOps[] = {{"==", "_==_"}, {"!=", "_!=_"},
+                                                                 {"<=", "_<=_"}, {">=", "_>=_"},
+                                                                 {"<", "_<_"},   {">", "_>_"}};
+      const char* fn = nullptr;
+      for (auto [p, f] : kOps) {
+        if (IsPunct(p)) fn = f;
+      }
+      if (!fn && Peek().kind == Token::Kind::kIdent && Peek().text == "in") fn = "@in";
+      if (!fn) break;
+      int32_t off = Peek().offset;
+      ++pos_;
+      ExprPtr r = Addition();
+      if (!r) return nullptr;
+      l = Call(fn, off, Args(std::move(l), std::move(r)));
+    }
+    return l;
+  }
+  ExprPtr Addition() {
+    ExprPtr l = Multiplication();
+    while (l && (IsPunct("+") || IsPunct("-"))) {
+      std::string fn = Peek().text == "+" ? "_+_" : "_-_";
+      int32_t off = Peek().offset;
+      ++pos_;
+      ExprPtr r = Multiplication();
+      if (!r) return nullptr;
+      l = Call(fn, off, Args(std::move(l), std::move(r)));
+    }
+    return l;
+  }
+  ExprPtr Multiplication() {
+    ExprPtr l = Unary();
+    while (l && (IsPunct("*") || IsPunct("/") || IsPunct("%"))) {
+      std::string fn = "_" + Peek().text + "_";
+      int32_t off = Peek().offset;
+      ++pos_;
+      ExprPtr r = Unary();
+      if (!r) return nullptr;
+      l = Call(fn, off, Args(std::move(l), std::move(r)));
+    }
+    return l;
+  }
+  ExprPtr Unary() {
+    if (IsPunct("!")) {
+      int32_t off = Peek().offset;
+      int n = 0;
+      while (Accept("!")) ++n;
+      ExprPtr e = Member();
+      if (!e) return nullptr;
+      // cel-go drops pairs of negations.
+      if (n % 2 == 1) e = Call("!_", off, Args(std::move(e)));
+      return e;
+    }
+    if (IsPunct("-")) {
+      int32_t off = Peek().offset;
+      int n = 0;
+      while (Accept("-")) ++n;
+      // A negative int literal is a constant (so that -9223372036854775808 is valid).
+      if (n % 2 == 1 && Peek().kind == Token::Kind::kLiteral && Peek().text == "int" &&
+          !(pos_ + 1 < toks_.size() && toks_[pos_ + 1].kind == Token::Kind::kPunct &&
+            (toks_[pos_ + 1].text == "." || toks_[pos_ + 1].text == "[" ||
+             toks_[pos_ + 1].text == ".?" || toks_[pos_ + 1].text == "[?"))) {
+        uint64_t mag = Peek().literal.As<uint64_t>();
+        ++pos_;
+        return Const(Value{static_cast<int64_t>(0 - mag)}, off);
+      }
+      if (n % 2 == 1 && Peek().kind == Token::Kind::kLiteral && Peek().literal.Is<double>() &&
+          !(pos_ + 1 < toks_.size() && toks_[pos_ + 1].kind == Token::Kind::kPunct &&
+            (toks_[pos_ + 1].text == "." || toks_[pos_ + 1].text == "["))) {
+        double d = Peek().literal.As<double>();
+        ++pos_;
+        return Const(Value{-d}, off);
+      }
+      ExprPtr e = Member();
+      if (!e) return nullptr;
+      if (n % 2 == 1) e = Call("-_", off, Args(std::move(e)));
+      return e;
+    }
+    return Member();
+  }
+
+  ExprPtr Member() {
+    ExprPtr e = Primary();
+    while (e) {
+      if (IsPunct(".") || IsPunct(".?")) {
+        bool opt = Peek().text == ".?";
+        ++pos_;
+        if (Peek().kind != Token::Kind::kIdent) {
+          return Fail("Syntax error: no viable alternative at input '" + Raw(toks_[pos_ - 1]) + "'",
+                      Peek());
+        }
+        Token id = Peek();
+        ++pos_;
+        if (!opt && IsPunct("(")) {
+          int32_t off = Peek().offset;
+          ++pos_;
+          std::vector<ExprPtr> args;
+          args.push_back(std::move(e));
+          if (!ExprList(")", &args)) return nullptr;
+          e = MemberCall(id.text, off, std::move(args));
+          continue;
+        }
+        if (opt) {
+          e = Call("_?._", id.offset - 1, Args(std::move(e), Const(Value{id.text}, id.offset)));
+          continue;
+        }
+        auto s = Node(Expr::Kind::kSelect, id.offset - 1);
+        s->name = id.text;
+        s->args.push_back(std::move(e));
+        e = std::move(s);
+      } else if (IsPunct("[") || IsPunct("[?")) {
+        bool opt = Peek().text == "[?";
+        int32_t off = Peek().offset;
+        ++pos_;
+        ExprPtr idx = Expression();
+        if (!idx) return nullptr;
+        if (!Accept("]")) return Missing("]");
+        e = Call(opt ? "_[?_]" : "_[_]", off, Args(std::move(e), std::move(idx)));
+      } else {
+        break;
+      }
+    }
+    return e;
+  }
+
+  // Parses comma-separated expressions up to `close` (consumed); false on error.
+  bool ExprList(std::string_view close, std::vector<ExprPtr>* out) {
+    if (Accept(close)) return true;
+    if (close == ")") call_args_at_ = pos_;
+    while (true) {
+      ExprPtr a = Expression();
+      if (!a) return false;
+      out->push_back(std::move(a));
+      if (Accept(close)) return true;
+      if (!Accept(",")) {
+        if (close == ")") {
+          Missing(")");
+        } else {
+          Mismatched("{'" + std::string(close) + "', ','}");
+        }
+        return false;
+      }
+      if (Accept(close)) return true;  // trailing comma
+    }
+  }
+
+  ExprPtr Primary() {
+    const Token t = Peek();
+    if (t.kind == Token::Kind::kLiteral) {
+      ++pos_;
+      if (t.text == "int") {
+        uint64_t v = t.literal.As<uint64_t>();
+        if (v > static_cast<uint64_t>(INT64_MAX)) return Fail("invalid int literal", t);
+        return Const(Value{static_cast<int64_t>(v)}, t.offset);
+      }
+      return Const(t.literal, t.offset);
+    }
+    if (t.kind == Token::Kind::kIdent || IsPunct(".")) {
+      bool leading_dot = Accept(".");
+      const Token id = Peek();
+      if (id.kind != Token::Kind::kIdent) {
+        return Fail("Syntax error: no viable alternative at input '.'", id);
+      }
+      ++pos_;
+      std::string name = (leading_dot ? "." : "") + id.text;
+      if (IsPunct("(")) {
+        int32_t off = Peek().offset;
+        ++pos_;
+        std::vector<ExprPtr> args;
+        if (!ExprList(")", &args)) return nullptr;
+        return GlobalCall(name, off, std::move(args));
+      }
+      return Ident(name, id.offset);
+    }
+    if (Accept("(")) {
+      ExprPtr e = Expression();
+      if (!e) return nullptr;
+      if (!Accept(")")) return Missing(")");
+      return e;
+    }
+    if (IsPunct("[")) {
+      auto e = Node(Expr::Kind::kList, t.offset);
+      ++pos_;
+      if (!ExprList("]", &e->args)) return nullptr;
+      return Finish(std::move(e));
+    }
+    if (IsPunct("{")) {
+      auto e = Node(Expr::Kind::kMap, t.offset);
+      ++pos_;
+      if (!Accept("}")) {
+        while (true) {
+          ExprPtr k = Expression();
+          if (!k) return nullptr;
+          if (!Accept(":")) return Mismatched("':'");
+          ExprPtr v = Expression();
+          if (!v) return nullptr;
+          e->args.push_back(std::move(k));
+          e->args.push_back(std::move(v));
+          if (Accept("}")) break;
+          if (!Accept(",")) return Mismatched("{'}', ','}");
+          if (Accept("}")) break;
+        }
+      }
+      return Finish(std::move(e));
+    }
+    // ANTLR reports a token that cannot start an expression as mismatched when it closes
+    // something (or is the end), and as extraneous otherwise (an operator, or the end right
+    // after '!').
+    const char* expecting = pos_ == call_args_at_ ? kArgStart : kExprStart;
+    bool closes =
+        t.kind == Token::Kind::kEnd ||
+        (t.kind == Token::Kind::kPunct &&
+         (t.text == ")" || t.text == "]" || t.text == "}" || t.text == "," || t.text == ":"));
+    bool after_not =
+        pos_ > 0 && toks_[pos_ - 1].kind == Token::Kind::kPunct && toks_[pos_ - 1].text == "!";
+    std::string kind =
+        closes && !(t.kind == Token::Kind::kEnd && after_not) ? "mismatched" : "extraneous";
+    return Fail("Syntax error: " + kind + " input '" + Raw(t) + "' expecting " + expecting, t);
+  }
+
+  static ExprPtr Finish(ExprPtr e) {
+    e->all_const = true;
+    // Nested literals of constants are constants too (cel-go plans them as one value).
+    for (const auto& a : e->args) {
+      e->all_const &=
+          a->kind == Expr::Kind::kConst ||
+          ((a->kind == Expr::Kind::kList || a->kind == Expr::Kind::kMap) && a->all_const);
+    }
+    return e;
+  }
+
+  ExprPtr GlobalCall(const std::string& fn, int32_t off, std::vector<ExprPtr> args) {
+    if (fn == "has" && args.size() == 1) {
+      if (args[0]->kind != Expr::Kind::kSelect) {
+        return Fail("invalid argument to has() macro",
+                    Token{Token::Kind::kEnd, "", {}, args[0]->offset});
+      }
+      args[0]->test_only = true;
+      args[0]->offset = off;  // cel-go reports has()'s errors at the macro
+      return std::move(args[0]);
+    }
+    return Call(fn, off, std::move(args));
+  }
+
+  ExprPtr Comprehension(int32_t off, std::string iter, ExprPtr range, std::string accu,
+                        ExprPtr init, ExprPtr cond, ExprPtr step, ExprPtr result) {
+    auto e = Node(Expr::Kind::kComprehension, off);
+    e->iter_var = std::move(iter);
+    e->accu_var = std::move(accu);
+    e->args = Args(std::move(range), std::move(init), std::move(cond), std::move(step),
+                   std::move(result));
+    return e;
+  }
+
+  ExprPtr MemberCall(const std::string& fn, int32_t off, std::vector<ExprPtr> args) {
+    const size_t n = args.size() - 1;  // without the target
+    bool macro =
+        ((fn == "all" || fn == "exists" || fn == "exists_one" || fn == "filter") && n == 2) ||
+        (fn == "map" && (n == 2 || n == 3));
+    // cel.bind(var, init, expr)
+    if (fn == "bind" && n == 3 && args[0]->kind == Expr::Kind::kIdent && args[0]->name == "cel") {
+      if (args[1]->kind != Expr::Kind::kIdent) {
+        return Fail("cel.bind() variable names must be simple identifiers",
+                    Token{Token::Kind::kEnd, "", {}, args[1]->offset});
+      }
+      std::string var = args[1]->name;
+      auto range = Node(Expr::Kind::kList, off);
+      range->all_const = true;
+      return Comprehension(off, "#unused", std::move(range), var, std::move(args[2]),
+                           Const(Value{false}, off), Ident(var, off), std::move(args[3]));
+    }
+    // The two-variable comprehensions extension: all/exists/existsOne(k, v, p) and
+    // transformList(k, v, [filter,] f) expand like their one-variable forms with a second
+    // iteration variable bound to the element (lists) or value (maps).
+    bool two_var =
+        ((fn == "all" || fn == "exists" || fn == "existsOne" || fn == "exists_one") && n == 3) ||
+        (fn == "transformList" && (n == 3 || n == 4));
+    if (two_var) {
+      if (args[1]->kind != Expr::Kind::kIdent || args[2]->kind != Expr::Kind::kIdent) {
+        return Fail("argument must be a simple name",
+                    Token{Token::Kind::kEnd,
+                          "",
+                          {},
+                          args[args[1]->kind != Expr::Kind::kIdent ? 1 : 2]->offset});
+      }
+      std::string second = args[2]->name;
+      args.erase(args.begin() + 2);
+      std::string one_var = fn == "transformList" ? "map" : (fn == "existsOne" ? "exists_one" : fn);
+      ExprPtr e = MemberCall(one_var, off, std::move(args));
+      if (e) e->iter_var2 = second;
+      return e;
+    }
+    if (!macro) return Call(fn, off, std::move(args), /*target=*/true);
+    if (args[1]->kind != Expr::Kind::kIdent) {
+      return Fail("argument must be a simple name",
+                  Token{Token::Kind::kEnd, "", {}, args[1]->offset});
+    }
+    std::string v = args[1]->name;
+    const std::string r = "@result";
+    ExprPtr range = std::move(args[0]);
+    auto result_ident = [&] { return Ident(r, off); };
+    if (fn == "all" || fn == "exists") {
+      bool all = fn == "all";
+      ExprPtr cond = all ? result_ident() : Call("!_", off, Args(result_ident()));
+      cond = Call("@not_strictly_false", off, Args(std::move(cond)));
+      ExprPtr step = Call(all ? "_&&_" : "_||_", off, Args(result_ident(), std::move(args[2])));
+      return Comprehension(off, v, std::move(range), r, Const(Value{all}, off), std::move(cond),
+                           std::move(step), result_ident());
+    }
+    if (fn == "exists_one") {
+      ExprPtr step =
+          Call("_?_:_", off,
+               Args(std::move(args[2]),
+                    Call("_+_", off, Args(result_ident(), Const(Value{int64_t{1}}, off))),
+                    result_ident()));
+      ExprPtr result = Call("_==_", off, Args(result_ident(), Const(Value{int64_t{1}}, off)));
+      return Comprehension(off, v, std::move(range), r, Const(Value{int64_t{0}}, off),
+                           Const(Value{true}, off), std::move(step), std::move(result));
+    }
+    // map(x, f), map(x, p, f), filter(x, p): append to a list accumulator.
+    auto empty = Node(Expr::Kind::kList, off);
+    empty->all_const = true;
+    ExprPtr elem;
+    ExprPtr pred;
+    if (fn == "filter") {
+      elem = Ident(v, off);
+      pred = std::move(args[2]);
+    } else if (n == 3) {
+      pred = std::move(args[2]);
+      elem = std::move(args[3]);
+    } else {
+      elem = std::move(args[2]);
+    }
+    auto one = Node(Expr::Kind::kList, off);
+    one->args.push_back(std::move(elem));
+    one->all_const = false;  // never folded: it holds the iteration variable or a call
+    ExprPtr step = Call("_+_", off, Args(result_ident(), std::move(one)));
+    if (pred) step = Call("_?_:_", off, Args(std::move(pred), std::move(step), result_ident()));
+    return Comprehension(off, v, std::move(range), r, std::move(empty), Const(Value{true}, off),
+                         std::move(step), result_ident());
+  }
+
+  std::string_view src_;
+  std::vector<Token> toks_;
+  size_t pos_ = 0;
+  size_t call_args_at_ = SIZE_MAX;  // the token where a call's first argument starts
+  int depth_ = 0;
+  ParseError* error_;
+};
+
+}  // namespace
+
+ExprPtr Parse(std::string_view src, std::vector<ParseError>* errors) {
+  LexError lex_error;
+  auto toks = Lex(src, &lex_error);
+  if (!lex_error.message.empty()) {
+    errors->push_back({"Syntax error: " + lex_error.message, lex_error.offset});
+  }
+  if (!toks.ok()) return nullptr;
+  ParseError parse_error;
+  Parser p(src, std::move(*toks), &parse_error);
+  ExprPtr e = p.ParseAll();
+  if (!parse_error.message.empty()) errors->push_back(parse_error);
+  if (!errors->empty()) return nullptr;
+  return e;
+}
+
+ExprPtr Parse(std::string_view src, ParseError* error) {
+  std::vector<ParseError> errors;
+  ExprPtr e = Parse(src, &errors);
+  if (!errors.empty()) *error = errors.front();
+  return e;
+}
+
+}  // namespace berth::cel

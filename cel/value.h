@@ -1,0 +1,87 @@
+#pragma once
+// Runtime CEL values. A Value is a small tagged union; lists and maps are shared immutable
+// vectors so copying a Value never copies a container. Only the evaluator creates them.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "cel/quantity.h"
+#include "cel/semver.h"
+
+namespace berth::cel {
+
+struct Value;
+struct Bytes {
+  std::string data;
+};
+struct TypeValue {
+  std::string name;  // "int", "list", "kubernetes.Quantity", ...
+};
+struct ListValue {
+  std::vector<Value> items;
+};
+// Map entries in insertion order. `missing_is_empty` mirrors DRA's attribute and capacity maps,
+// whose lookups of an unknown domain yield an empty map instead of an error.
+struct MapValue {
+  std::vector<std::pair<Value, Value>> entries;
+  bool missing_is_empty = false;
+};
+struct OptionalValue {
+  std::shared_ptr<const Value> value;  // null: optional.none()
+};
+struct Null {};
+
+struct Value {
+  std::variant<Null, bool, int64_t, uint64_t, double, std::string, Bytes,
+               std::shared_ptr<const ListValue>, std::shared_ptr<const MapValue>, Semver, Quantity,
+               TypeValue, OptionalValue>
+      v;
+
+  template <typename T>
+  bool Is() const {
+    return std::holds_alternative<T>(v);
+  }
+  template <typename T>
+  const T& As() const {
+    return std::get<T>(v);
+  }
+  const ListValue& List() const { return *std::get<std::shared_ptr<const ListValue>>(v); }
+  const MapValue& Map() const { return *std::get<std::shared_ptr<const MapValue>>(v); }
+  bool IsList() const { return Is<std::shared_ptr<const ListValue>>(); }
+  bool IsMap() const { return Is<std::shared_ptr<const MapValue>>(); }
+
+  static Value MakeList(std::vector<Value> items) {
+    return Value{std::make_shared<const ListValue>(ListValue{std::move(items)})};
+  }
+  static Value MakeMap(std::vector<std::pair<Value, Value>> entries,
+                       bool missing_is_empty = false) {
+    return Value{std::make_shared<const MapValue>(MapValue{std::move(entries), missing_is_empty})};
+  }
+
+  // cel-go's type name of the runtime value: "int", "string", "list", "map", ...
+  std::string TypeName() const;
+};
+
+// CEL heterogeneous equality (numbers compare across int/uint/double; lists and maps
+// element-wise). Values of unrelated types are unequal.
+bool Equal(const Value& a, const Value& b);
+
+// -2 when the values are not comparable (the `no such overload` case), else -1/0/1. Numbers
+// compare across types (CrossTypeNumericComparisons).
+int Compare(const Value& a, const Value& b);
+
+// cel-go's actualSize for cost accounting: the size of strings (code points), bytes, lists and
+// maps; 1 for everything else.
+uint64_t CostSize(const Value& v);
+
+// Number of Unicode code points of a UTF-8 string.
+uint64_t CodePoints(std::string_view s);
+
+// Map lookup with CEL key equality; nullptr when absent.
+const Value* MapFind(const MapValue& m, const Value& key);
+
+}  // namespace berth::cel

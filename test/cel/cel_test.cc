@@ -1,0 +1,121 @@
+#include "cel/cel.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+namespace berth::cel {
+namespace {
+
+Device Gpu() {
+  Device d;
+  d.driver = "gpu.example.com";
+  d.attributes["model"] = std::string("a100");
+  d.attributes["cores"] = int64_t{108};
+  d.attributes["mig"] = true;
+  d.attributes["driverVersion"] = VersionText{"1.2.3"};
+  d.attributes["other.example.com/rack"] = int64_t{7};
+  d.capacity["memory"] = *api::Quantity::Parse("40Gi");
+  return d;
+}
+
+bool Matches(std::string_view expr, const Device& d) {
+  auto p = Compile(expr);
+  EXPECT_TRUE(p.ok()) << expr << ": " << p.error();
+  if (!p.ok()) return false;
+  auto r = p->Evaluate(d);
+  EXPECT_TRUE(r.ok()) << expr << ": " << r.error();
+  return r.ok() && *r;
+}
+
+TEST(CelTest, SelectorFromTheDocs) {
+  EXPECT_TRUE(Matches(R"(device.driver == "gpu.example.com" &&
+      device.attributes["gpu.example.com"].model == "a100" &&
+      device.capacity["gpu.example.com"].memory.compareTo(quantity("40Gi")) >= 0)",
+                      Gpu()));
+  EXPECT_FALSE(Matches(
+      R"(device.capacity["gpu.example.com"].memory.isGreaterThan(quantity("40Gi")))", Gpu()));
+}
+
+TEST(CelTest, QualifiedNames) {
+  // A bare attribute name belongs to the driver's domain; "domain/id" to its own domain.
+  EXPECT_TRUE(Matches(R"(device.attributes["gpu.example.com"]["model"] == "a100")", Gpu()));
+  EXPECT_TRUE(Matches(R"(device.attributes["other.example.com"].rack == 7)", Gpu()));
+  EXPECT_TRUE(Matches(R"(!("rack" in device.attributes["gpu.example.com"]))", Gpu()));
+  EXPECT_TRUE(Matches(
+      R"(device.attributes["gpu.example.com"].driverVersion.isGreaterThan(semver("1.0.0")))",
+      Gpu()));
+}
+
+TEST(CelTest, MissingAttributeIsAnErrorNotFalse) {
+  auto p = Compile(R"(device.attributes["gpu.example.com"].nope == "x")");
+  ASSERT_TRUE(p.ok());
+  EvalStats stats;
+  auto r = p->Evaluate(Gpu(), &stats);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error(), "no such key: nope");
+  EXPECT_FALSE(stats.cost_limit_exceeded);
+  EXPECT_EQ(stats.cost, 5u);  // the lookup (4) and the comparison of its error (1)
+}
+
+TEST(CelTest, CompileErrors) {
+  auto p = Compile("device.foo");
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.code(), ErrorCode::kInvalid);
+  EXPECT_EQ(
+      p.error(),
+      "compilation failed: ERROR: <input>:1:7: undefined field 'foo'\n | device.foo\n | ......^");
+  EXPECT_EQ(Compile("device.driver").error(),
+            "must evaluate to bool or the unknown type, not string");
+  EXPECT_EQ(Compile("int('x') == 1").error(),
+            "program instantiation failed: type conversion error from 'string' to 'int'");
+}
+
+TEST(CelTest, ResultMustBeBool) {
+  auto p = Compile(R"(device.attributes["gpu.example.com"].model)");
+  ASSERT_TRUE(p.ok());  // dyn is allowed at compile time
+  EXPECT_EQ(p->Evaluate(Gpu()).error(),
+            "CEL result of type string could not be converted to bool: unsupported native "
+            "conversion from string to 'bool'");
+  EXPECT_TRUE(*Compile(R"(device.attributes["gpu.example.com"].mig)")->Evaluate(Gpu()));
+}
+
+TEST(CelTest, InvalidVersionAttribute) {
+  Device d = Gpu();
+  d.attributes["driverVersion"] = VersionText{"1.2"};
+  auto r = Compile("true")->Evaluate(d);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error(),
+            "attribute driverVersion: parse semantic version: No Major.Minor.Patch elements found");
+}
+
+TEST(CelTest, CostLimit) {
+  auto p = Compile("[1, 2, 3].all(x, x > 0)", /*cost_limit=*/10);
+  ASSERT_TRUE(p.ok());
+  EvalStats stats;
+  auto r = p->Evaluate(Gpu(), &stats);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(stats.cost_limit_exceeded);
+  EXPECT_EQ(r.error(), "operation cancelled: actual cost limit exceeded");
+}
+
+TEST(CelTest, ProgramIsShareableAcrossThreads) {
+  auto p =
+      Compile(R"(device.attributes["gpu.example.com"].cores > 100 && [1, 2].exists(x, x == 2))");
+  ASSERT_TRUE(p.ok());
+  const Program program = *p;
+  std::vector<std::thread> threads;
+  std::atomic<int> matches{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 200; ++i) matches += *program.Evaluate(Gpu()) ? 1 : 0;
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(matches.load(), 800);
+}
+
+}  // namespace
+}  // namespace berth::cel
