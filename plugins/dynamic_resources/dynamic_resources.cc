@@ -1,73 +1,262 @@
+// DynamicResources: PreEnqueue, PreFilter, Filter and Score (see dynamic_resources.h).
+
 #include "plugins/dynamic_resources/dynamic_resources.h"
 
+#include <algorithm>
+
+#include "api/selector.h"
+#include "plugins/dynamic_resources/plugin_impl.h"
+#include "plugins/dynamic_resources/pod_claims.h"
 #include "scheduler/framework/args.h"
-#include "scheduler/framework/cycle_state.h"
 
 namespace berth::plugins::dynamic_resources {
-namespace {
 
 using framework::Status;
 
-// Written by PreFilter; its presence is what PostFilter and Score look for.
-struct PreFilterState final : framework::StateData {
-  std::unique_ptr<framework::StateData> Clone() const override {
-    return std::make_unique<PreFilterState>();
-  }
-};
-
-const framework::StateKey& Key() {
-  static const framework::StateKey key("PreFilterDynamicResources");
+const framework::StateKey& StateKey() {
+  static const framework::StateKey key(kName);
   return key;
 }
 
-class DynamicResources final : public framework::PreFilterPlugin,
-                               public framework::PostFilterPlugin,
-                               public framework::ScorePlugin,
-                               public framework::EnqueueExtensions {
- public:
-  std::string_view Name() const override { return kName; }
+CycleData* ReadCycleData(const framework::CycleState& state) {
+  const auto* s = state.Read<CycleStateData>(StateKey());
+  return s == nullptr ? nullptr : s->data.get();
+}
 
-  Status PreFilter(framework::CycleState& state, const framework::PodInfo& pod,
-                   const std::vector<const framework::NodeInfo*>&,
-                   framework::PreFilterResult*) const override {
-    state.Write(Key(), std::make_unique<PreFilterState>());
-    if (!pod.Pod().spec.resource_claims.empty()) {
-      return Status::Unresolvable(
-          "berth does not allocate resource claims yet: pod uses spec.resourceClaims");
+Ok DynamicResources::ForEachPodClaim(const api::Pod& pod,
+                                     const std::function<void(ClaimPtr)>& fn) const {
+  for (const auto& pc : pod.spec.resource_claims) {
+    bool must_check_owner = false;
+    BERTH_ASSIGN_OR_RETURN(std::optional<std::string> name, ClaimName(pod, pc, &must_check_owner));
+    if (!name) continue;  // the claim controller decided this pod needs no claim here
+    ClaimPtr claim = tracker_.Get(pod.metadata.namespace_, *name);
+    if (!claim) {
+      return Error{"could not find ResourceClaim \"" + pod.metadata.namespace_ + "/" + *name + "\"",
+                   ErrorCode::kNotFound};
     }
-    return Status::Skip();
+    if (claim->metadata.deletion_timestamp) {
+      return Error{"resourceclaim \"" + claim->metadata.name + "\" is being deleted",
+                   ErrorCode::kInvalid};
+    }
+    if (must_check_owner) BERTH_RETURN_IF_ERROR(IsForPod(pod, *claim));
+    if (fn) fn(std::move(claim));
   }
+  return {};
+}
 
-  Status PostFilter(framework::CycleState& state, const framework::PodInfo&,
-                    const framework::NodeToStatus&, framework::PostFilterResult*) const override {
-    // Upstream reads its PreFilter state first; when no PreFilter state was written the read
-    // fails with the CycleState's "not found".
-    if (state.Read<PreFilterState>(Key()) == nullptr) return Status::Error("not found");
-    return Status(framework::Code::kUnschedulable, std::string());
-  }
+Status DynamicResources::PreEnqueue(const framework::PodInfo& pod) const {
+  Ok ok = ForEachPodClaim(pod.Pod(), nullptr);
+  if (!ok.ok()) return Status::Unresolvable(ok.error());
+  return {};
+}
 
-  // Scoring runs only after every PreFilter plugin ran (this one included), so the state upstream
-  // reads here is always present and holds no claims: 0.
-  Status Score(const framework::CycleState&, const framework::PodInfo&, const framework::NodeInfo&,
-               int64_t* score) const override {
-    *score = 0;
-    return Status();
+Status DynamicResources::PreFilter(framework::CycleState& state, const framework::PodInfo& pod,
+                                   const std::vector<const framework::NodeInfo*>&,
+                                   framework::PreFilterResult*) const {
+  // Upstream writes its state before looking at the claims: PostFilter then finds it even when
+  // PreFilter rejects the pod.
+  auto data = std::make_shared<CycleData>();
+  {
+    auto s = std::make_unique<CycleStateData>();
+    s->data = data;
+    state.Write(StateKey(), std::move(s));
   }
-  std::optional<int64_t> UniformScore(const framework::CycleState&,
-                                      const framework::PodInfo&) const override {
-    return 0;
-  }
+  const api::Pod& p = pod.Pod();
+  std::vector<ClaimPtr> claims;
+  Ok ok = ForEachPodClaim(p, [&](ClaimPtr c) { claims.push_back(std::move(c)); });
+  if (!ok.ok()) return Status::Unresolvable(ok.error());
+  if (claims.empty()) return Status::Skip();
 
-  // No events: only a pod that names claims is ever rejected here, and nothing berth watches
-  // can make it schedulable before claims are supported.
-  std::vector<framework::ClusterEventWithHint> EventsToRegister() const override { return {}; }
-};
+  const auto& objects = handle_->objects();
+  auto class_exists = [&](const std::string& name, const std::string& request) -> Status {
+    if (name.empty()) return Status::Error("request " + request + ": unsupported request type");
+    if (!objects.device_classes.Get(name)) {
+      return Status::Unresolvable("request " + request + ": device class " + name +
+                                  " does not exist");
+    }
+    return {};
+  };
+  size_t to_allocate = 0;
+  data->infos.resize(claims.size());
+  for (size_t i = 0; i < claims.size(); ++i) {
+    const api::ResourceClaim& claim = *claims[i];
+    if (claim.status.allocation) {
+      data->infos[i].available_on_nodes = claim.status.allocation->node_selector;
+      continue;
+    }
+    ++to_allocate;
+    if (tracker_.PendingAllocation(claim.metadata.uid)) {
+      return Status::Unresolvable("resource claim " + Ref(claim.metadata) +
+                                  " is in the process of being allocated");
+    }
+    for (const auto& request : claim.spec.devices.requests) {
+      if (request.exactly) {
+        Status s = class_exists(request.exactly->device_class_name, request.name);
+        if (!s.IsSuccess()) return s;
+      } else if (!request.first_available.empty()) {
+        for (const auto& sub : request.first_available) {
+          Status s = class_exists(sub.device_class_name, request.name + "/" + sub.name);
+          if (!s.IsSuccess()) return s;
+        }
+      } else {
+        return Status::Unresolvable("resource claim " + Ref(claim.metadata) + ", request " +
+                                    request.name + ": unknown request type");
+      }
+    }
+  }
+  if (to_allocate > 0) {
+    data->slices = objects.resource_slices.List();
+    std::vector<const api::ResourceSlice*> slices;
+    slices.reserve(data->slices.size());
+    for (const auto& s : data->slices) slices.push_back(s.get());
+    for (const auto& c : objects.device_classes.List()) data->classes[c->metadata.name] = c;
+    CycleData* raw = data.get();
+    data->allocator = std::make_unique<structured::Allocator>(
+        structured::Features{}, tracker_.AllocatedDevices(),
+        [raw](const std::string& name) -> const api::DeviceClass* {
+          auto it = raw->classes.find(name);
+          return it == raw->classes.end() ? nullptr : it->second.get();
+        },
+        std::move(slices), &selectors_);
+  }
+  data->claims = std::move(claims);
+  return {};
+}
+
+Status DynamicResources::Filter(const framework::CycleState& state, const framework::PodInfo& pod,
+                                const framework::NodeInfo& node_info) const {
+  CycleData* data = ReadCycleData(state);
+  if (data == nullptr) return Status::Error("not found");
+  if (data->claims.empty()) return {};
+  const api::Node* node = node_info.node();
+  if (node == nullptr) return Status::Error("node not found");
+
+  std::vector<size_t> unavailable;
+  for (size_t i = 0; i < data->claims.size(); ++i) {
+    const auto& selector = data->infos[i].available_on_nodes;
+    if (selector && !api::Matches(*selector, node->metadata.labels, node->metadata.name)) {
+      unavailable.push_back(i);
+    }
+  }
+  std::vector<api::AllocationResult> allocations;
+  if (data->allocator) {
+    std::vector<const api::ResourceClaim*> to_allocate;
+    std::vector<api::AllocationResult> pending;
+    for (size_t i = 0; i < data->claims.size(); ++i) {
+      if (data->claims[i]->status.allocation) continue;
+      if (data->infos[i].allocation) {
+        pending.push_back(*data->infos[i].allocation);
+        continue;
+      }
+      to_allocate.push_back(data->claims[i].get());
+    }
+    auto outcome = data->allocator->Allocate(*node, to_allocate);
+    if (!outcome.ok()) return Status::Error(outcome.error());
+    if (outcome->failed_on_node) return Status::Unresolvable(*outcome->failed_on_node);
+    if (!outcome->allocated || outcome->results.size() != to_allocate.size()) {
+      return Status::Unresolvable("cannot allocate all claims");
+    }
+    allocations = std::move(outcome->results);
+    for (auto& p : pending) allocations.push_back(std::move(p));
+  }
+  std::lock_guard lock(data->mu);
+  if (!unavailable.empty()) {
+    data->unavailable.insert(unavailable.begin(), unavailable.end());
+    return Status::Unresolvable("resourceclaim not available on the node");
+  }
+  if (data->allocator) data->node_allocations[node->metadata.name] = std::move(allocations);
+  return {};
+}
+
+namespace {
+
+// Upstream's computeScore: per claim, each used subrequest of a firstAvailable list scores
+// (8 - its position); allocated claims count with their allocation.
+Result<int64_t> ComputeScore(const CycleData& data,
+                             const std::vector<api::AllocationResult>& node_allocations) {
+  constexpr int64_t kFirstAvailableMax = 8;  // resourceapi.FirstAvailableDeviceRequestMaxSize
+  int64_t score = 0;
+  size_t next = 0;
+  for (const auto& claim : data.claims) {
+    const api::AllocationResult* allocation = nullptr;
+    if (claim->status.allocation) {
+      allocation = &*claim->status.allocation;
+    } else {
+      if (next >= node_allocations.size()) {
+        return Error{"number of allocations " + std::to_string(node_allocations.size()) +
+                         " is smaller than number of claims needing allocation",
+                     ErrorCode::kInternal};
+      }
+      allocation = &node_allocations[next++];
+    }
+    std::set<std::string> used;
+    for (const auto& r : allocation->devices.results) {
+      if (std::count(r.request.begin(), r.request.end(), '/') == 1) used.insert(r.request);
+    }
+    for (const auto& req : claim->spec.devices.requests) {
+      if (req.exactly) continue;
+      for (size_t i = 0; i < req.first_available.size(); ++i) {
+        if (used.contains(req.name + "/" + req.first_available[i].name)) {
+          score += kFirstAvailableMax - static_cast<int64_t>(i);
+        }
+      }
+    }
+  }
+  return score;
+}
+
+bool UsesPrioritizedList(const CycleData& data) {
+  return std::any_of(data.claims.begin(), data.claims.end(), [](const ClaimPtr& c) {
+    return std::any_of(c->spec.devices.requests.begin(), c->spec.devices.requests.end(),
+                       [](const auto& r) { return !r.first_available.empty(); });
+  });
+}
 
 }  // namespace
 
+std::optional<int64_t> DynamicResources::UniformScore(const framework::CycleState& state,
+                                                      const framework::PodInfo&) const {
+  const CycleData* data = ReadCycleData(state);
+  // Without firstAvailable requests every node scores 0, and normalising zeros keeps zeros.
+  if (data == nullptr || !UsesPrioritizedList(*data)) return 0;
+  return std::nullopt;
+}
+
+Status DynamicResources::Score(const framework::CycleState& state, const framework::PodInfo&,
+                               const framework::NodeInfo& node, int64_t* score) const {
+  *score = 0;
+  CycleData* data = ReadCycleData(state);
+  if (data == nullptr) return Status::Error("not found");
+  if (data->claims.empty()) return {};
+  std::vector<api::AllocationResult> allocations;
+  {
+    std::lock_guard lock(data->mu);
+    auto it = data->node_allocations.find(node.name());
+    if (it == data->node_allocations.end()) return {};
+    allocations = it->second;
+  }
+  auto s = ComputeScore(*data, allocations);
+  if (!s.ok()) return Status::Error(s.error());
+  *score = *s;
+  return {};
+}
+
+// Upstream's DefaultNormalizeScore(MaxNodeScore, reverse=false).
+Status DynamicResources::NormalizeScore(const framework::CycleState&, const framework::PodInfo&,
+                                        framework::NodeScoreList& scores) const {
+  int64_t max = 0;
+  for (const auto& s : scores) max = std::max(max, s.score);
+  if (max == 0) return {};
+  for (auto& s : scores) s.score = framework::kMaxNodeScore * s.score / max;
+  return {};
+}
+
 Result<std::shared_ptr<framework::Plugin>> New(const framework::PluginContext& ctx) {
   BERTH_RETURN_IF_ERROR(framework::NoArgs(ctx.args, ctx.args_path));
-  return std::shared_ptr<framework::Plugin>(std::make_shared<DynamicResources>());
+  if (ctx.handle == nullptr) {
+    return Error{"DynamicResources needs a framework handle", ErrorCode::kInternal};
+  }
+  return std::shared_ptr<framework::Plugin>(std::make_shared<DynamicResources>(ctx.handle));
 }
 
 }  // namespace berth::plugins::dynamic_resources

@@ -1,22 +1,37 @@
 #pragma once
-// DynamicResources (PreEnqueue, PreFilter, PostFilter, Score) — the part of upstream's
-// dynamicresources plugin (v1.37, default profile, weight 2) that concerns pods without resource
-// claims, which is every pod berth places today. Allocating devices for `spec.resourceClaims` is
-// not implemented yet: the registry already declares the resource.k8s.io/v1 kinds it will read
-// (so their informers run and stores fill), but this code does not read them; a pod that names
-// claims is refused, never bound with its claims unallocated.
+// DynamicResources: Dynamic Resource Allocation (resource.k8s.io/v1) as upstream kube-scheduler
+// v1.37's plugin of that name, in the default profile with Score weight 2.
 //
-//   PreEnqueue: Success. (Upstream checks the claims exist; berth refuses such pods in PreFilter.)
-//   PreFilter:  records in the CycleState that the pod has no claims and returns Skip (so Filter
-//               is skipped); a pod with claims gets UnschedulableAndUnresolvable
-//               "berth does not allocate resource claims yet: pod uses spec.resourceClaims".
-//   PostFilter: Unschedulable without a reason when PreFilter ran (nothing to deallocate), so the
-//               next PostFilter plugin (DefaultPreemption) decides. When an earlier PreFilter
-//               plugin stopped the cycle before this one ran, Error "not found", as upstream's
-//               CycleState read fails: the FailedScheduling message then ends in "not found".
-//   Score:      0 on every node (upstream scores only prioritized-list claims), normalised as
-//               upstream's DefaultNormalizeScore (all zeros stay zero).
-// Stateless; per-pod data lives in the CycleState. Thread-safe.
+//   PreEnqueue  every claim the pod names exists (and, for a template claim, was made for the
+//               pod); otherwise the pod waits, gated, with the reason (ResourceClaim events
+//               re-check it).
+//   PreFilter   reads the pod's claims; Skip without claims. A claim being allocated for another
+//               pod, a missing DeviceClass or an unknown request kind is
+//               UnschedulableAndUnresolvable with upstream's message. For claims still to allocate
+//               it builds an allocator over every ResourceSlice, with the devices allocated claims
+//               and in-flight allocations already hold.
+//   Filter      an allocated claim must be usable from the node (its node selector); the others
+//               must be allocatable there (structured/allocator.h): else
+//               UnschedulableAndUnresolvable
+//               ("resourceclaim not available on the node", "cannot allocate all claims",
+//               "invalid resource pools were encountered"), Error for a claim or class the
+//               allocator cannot handle (a missing class, a CEL error).
+//   PostFilter  when an allocated claim was the obstacle and nobody else holds it, deallocates it
+//               (status update) and returns Unschedulable "deallocation of ResourceClaim
+//               completed"; otherwise Unschedulable, so DefaultPreemption decides.
+//   Score       for claims with firstAvailable, how early the used subrequests are in their list;
+//               normalised to 0..100. 0 everywhere (UniformScore) for other pods.
+//   Reserve     records the node's allocation as in flight (ClaimTracker), so the next pods do not
+//               get the same devices before PreBind wrote it. Unreserve forgets it and removes the
+//               pod from reservedFor where it was added.
+//   PreBind     on a binding worker: adds the delete-protection finalizer, writes status.allocation
+//               and the pod into status.reservedFor (retrying on conflict with a fresh read), as
+//               upstream's bindClaim.
+//
+// Not supported yet, each refused with a message rather than half done: consumable capacity
+// (the allocator's error), device binding conditions (PreBind error), DRA extended resources,
+// DeviceTaintRules, PodGroup (workload) claims.
+// Thread-safety: the plugin's ClaimTracker is locked; per-pod data lives in the CycleState.
 
 #include <memory>
 

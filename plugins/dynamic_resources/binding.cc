@@ -1,0 +1,198 @@
+// DynamicResources: Reserve, Unreserve, PreBind and PostFilter (see dynamic_resources.h) — the
+// steps that record or write allocations.
+
+#include <algorithm>
+#include <chrono>
+
+#include "plugins/dynamic_resources/plugin_impl.h"
+#include "plugins/dynamic_resources/pod_claims.h"
+
+namespace berth::plugins::dynamic_resources {
+
+using framework::Status;
+
+namespace {
+
+bool HasFinalizer(const api::ResourceClaim& claim) {
+  return std::find(claim.finalizers.begin(), claim.finalizers.end(),
+                   api::kResourceClaimFinalizer) != claim.finalizers.end();
+}
+
+bool HasBindingConditions(const api::AllocationResult& allocation) {
+  return std::any_of(allocation.devices.results.begin(), allocation.devices.results.end(),
+                     [](const auto& r) { return !r.binding_conditions.empty(); });
+}
+
+// client-go's retry.DefaultRetry: 5 attempts, 10ms apart.
+constexpr int kConflictAttempts = 5;
+constexpr auto kConflictBackoff = std::chrono::milliseconds(10);
+
+}  // namespace
+
+Status DynamicResources::Reserve(framework::CycleState& state, const framework::PodInfo&,
+                                 const std::string& node) const {
+  CycleData* data = ReadCycleData(state);
+  if (data == nullptr) return Status::Error("not found");
+  if (data->claims.empty()) return {};
+  size_t unallocated = 0;
+  for (const auto& c : data->claims) unallocated += c->status.allocation ? 0 : 1;
+  if (unallocated == 0 || !data->allocator) return {};
+  std::vector<api::AllocationResult> allocations;
+  {
+    std::lock_guard lock(data->mu);
+    auto it = data->node_allocations.find(node);
+    if (it != data->node_allocations.end()) allocations = it->second;
+  }
+  if (allocations.empty()) return Status::Error("claim allocation not found for node");
+  if (allocations.size() != unallocated) {
+    return Status::Error("internal error, have " + std::to_string(allocations.size()) +
+                         " allocations, " + std::to_string(unallocated) +
+                         " claims to allocate, want " + std::to_string(unallocated) + " claims");
+  }
+  size_t next = 0;
+  for (size_t i = 0; i < data->claims.size(); ++i) {
+    const api::ResourceClaim& claim = *data->claims[i];
+    if (claim.status.allocation) continue;
+    const api::AllocationResult& allocation = allocations[next++];
+    data->infos[i].allocation = allocation;
+    auto allocated = std::make_shared<api::ResourceClaim>(claim);
+    if (!HasFinalizer(*allocated)) allocated->finalizers.push_back(api::kResourceClaimFinalizer);
+    allocated->status.allocation = allocation;
+    tracker_.SignalPendingAllocation(claim.metadata.uid, std::move(allocated));
+  }
+  return {};
+}
+
+void DynamicResources::Unreserve(framework::CycleState& state, const framework::PodInfo& pod,
+                                 const std::string&) const {
+  CycleData* data = ReadCycleData(state);
+  if (data == nullptr || data->claims.empty()) return;
+  for (const auto& claim : data->claims) {
+    if (tracker_.RemovePendingAllocation(claim->metadata.uid, false)) {
+      tracker_.Restore(claim->metadata.namespace_, claim->metadata.name);
+    }
+    // A reservation PreBind added for this pod is taken back; failures are only logged by the
+    // writer (upstream does the same): the claim controller cleans up after deleted pods.
+    if (claim->status.allocation && IsReservedForPod(pod.Pod(), *claim)) {
+      (void)handle_->api_writer().RemoveResourceClaimReservation(*claim, pod.Uid());
+    }
+  }
+}
+
+Result<ClaimPtr> DynamicResources::BindClaim(CycleData& data, size_t index,
+                                             const api::Pod& pod) const {
+  ClaimPtr current = data.claims[index];
+  const std::optional<api::AllocationResult>& allocation = data.infos[index].allocation;
+  const std::string ref = Ref(current->metadata);
+  api::ResourceClaimConsumerReference binding;
+  binding.resource = "pods";
+  binding.name = pod.metadata.name;
+  binding.uid = pod.metadata.uid;
+  auto& writer = handle_->api_writer();
+  api::ResourceClaim claim = *current;
+  for (int attempt = 0;; ++attempt) {
+    if (attempt > 0) {
+      handle_->clock().Sleep(std::chrono::duration_cast<framework::Duration>(kConflictBackoff));
+      auto fresh = writer.GetResourceClaim(claim.metadata.namespace_, claim.metadata.name);
+      if (!fresh.ok()) return fresh.status().Wrap("get updated claim " + ref + " after conflict");
+      claim = std::move(*fresh);
+    }
+    if (claim.metadata.deletion_timestamp) {
+      return Error{"claim " + ref + " got deleted in the meantime", ErrorCode::kConflict};
+    }
+    if (allocation) {
+      if (claim.status.allocation) {
+        return Error{"claim " + ref + " got allocated elsewhere in the meantime",
+                     ErrorCode::kConflict};
+      }
+      if (!HasFinalizer(claim)) {
+        claim.finalizers.push_back(api::kResourceClaimFinalizer);
+        auto updated = writer.UpdateResourceClaim(claim);
+        if (!updated.ok()) {
+          if (updated.code() == ErrorCode::kConflict && attempt + 1 < kConflictAttempts) continue;
+          return updated.status().Wrap("add finalizer to claim " + ref);
+        }
+        claim = std::move(*updated);
+      }
+      claim.status.allocation = allocation;
+    }
+    claim.status.reserved_for.push_back(binding);
+    if (!claim.status.allocation) {
+      return Error{"claim " + ref + " got deallocated elsewhere in the meantime",
+                   ErrorCode::kConflict};
+    }
+    if (!claim.status.allocation->allocation_timestamp) {
+      const auto now = handle_->clock().Now();
+      // metav1.Time keeps whole seconds.
+      claim.status.allocation->allocation_timestamp = api::Time{
+          std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count() *
+          1000000};
+    }
+    auto written = writer.UpdateResourceClaimStatus(claim);
+    if (written.ok()) {
+      auto stored = std::make_shared<const api::ResourceClaim>(std::move(*written));
+      tracker_.Assume(stored);
+      return ClaimPtr(stored);
+    }
+    if (written.code() == ErrorCode::kConflict && attempt + 1 < kConflictAttempts) continue;
+    return written.status().Wrap(allocation ? "add allocation and reservation to claim " + ref
+                                            : "add reservation to claim " + ref);
+  }
+}
+
+Status DynamicResources::PreBind(framework::CycleState& state, const framework::PodInfo& pod,
+                                 const std::string&) const {
+  CycleData* data = ReadCycleData(state);
+  if (data == nullptr) return Status::Error("not found");
+  if (data->claims.empty()) return {};
+  std::vector<std::string> written_allocations;
+  for (size_t i = 0; i < data->claims.size(); ++i) {
+    if (IsReservedForPod(pod.Pod(), *data->claims[i])) continue;
+    auto claim = BindClaim(*data, i, pod.Pod());
+    if (!claim.ok()) return Status::Error(claim.error());
+    if (data->infos[i].allocation) written_allocations.push_back((*claim)->metadata.uid);
+    data->claims[i] = std::move(*claim);
+  }
+  // Device binding conditions (beta, on upstream) make upstream wait here for the driver.
+  for (const auto& claim : data->claims) {
+    if (claim->status.allocation && HasBindingConditions(*claim->status.allocation)) {
+      return Status::Error("claim " + Ref(claim->metadata) +
+                           ": its devices have binding conditions, which berth does not support "
+                           "yet (DRADeviceBindingConditions)");
+    }
+  }
+  // Written: the informer will show the allocation; it is no longer in flight.
+  for (const auto& uid : written_allocations) tracker_.RemovePendingAllocation(uid, true);
+  return {};
+}
+
+Status DynamicResources::PostFilter(framework::CycleState& state, const framework::PodInfo& pod,
+                                    const framework::NodeToStatus&,
+                                    framework::PostFilterResult*) const {
+  // Upstream reads its state first; without it (an earlier PreFilter ended the cycle) the read
+  // fails with the CycleState's "not found".
+  CycleData* data = ReadCycleData(state);
+  if (data == nullptr) return Status::Error("not found");
+  if (data->claims.empty()) return Status(framework::Code::kUnschedulable, std::string());
+  std::set<size_t> unavailable;
+  {
+    std::lock_guard lock(data->mu);
+    unavailable = data->unavailable;
+  }
+  for (size_t index : unavailable) {
+    const api::ResourceClaim& claim = *data->claims[index];
+    const auto& reserved = claim.status.reserved_for;
+    if (reserved.empty() || (reserved.size() == 1 && reserved[0].uid == pod.Uid())) {
+      api::ResourceClaim deallocated = claim;
+      deallocated.status.reserved_for.clear();
+      deallocated.status.allocation.reset();
+      deallocated.status.devices.clear();
+      auto written = handle_->api_writer().UpdateResourceClaimStatus(deallocated);
+      if (!written.ok()) return Status::Error(written.error());
+      return Status(framework::Code::kUnschedulable, "deallocation of ResourceClaim completed");
+    }
+  }
+  return Status(framework::Code::kUnschedulable, std::string());
+}
+
+}  // namespace berth::plugins::dynamic_resources
