@@ -111,12 +111,15 @@ Result<Program> Compile(std::string_view expression, uint64_t cost_limit) {
     }
     return Error{msg};
   }
-  std::vector<CheckIssue> issues = Check(*root);
-  std::vector<CheckIssue> instantiation;
-  std::erase_if(issues, [&](const CheckIssue& i) {
-    if (i.instantiation) instantiation.push_back(i);
-    return i.instantiation;
-  });
+  std::vector<CheckIssue> all = Check(*root);
+  // Type errors first; the validators' only when there are none (see CheckIssue::Phase).
+  std::vector<CheckIssue> issues;
+  for (auto phase : {CheckIssue::Phase::kCheck, CheckIssue::Phase::kValidate}) {
+    for (const auto& i : all) {
+      if (i.phase == phase) issues.push_back(i);
+    }
+    if (!issues.empty()) break;
+  }
   if (!issues.empty()) {
     std::stable_sort(issues.begin(), issues.end(),
                      [](const CheckIssue& a, const CheckIssue& b) { return a.offset < b.offset; });
@@ -130,8 +133,10 @@ Result<Program> Compile(std::string_view expression, uint64_t cost_limit) {
   if (root->type.kind != Type::Kind::kBool && root->type.kind != Type::Kind::kDyn) {
     return Error{"must evaluate to bool or the unknown type, not " + root->type.Name()};
   }
-  if (!instantiation.empty()) {
-    return Error{"program instantiation failed: " + instantiation.front().message};
+  for (const auto& i : all) {
+    if (i.phase == CheckIssue::Phase::kInstantiate) {
+      return Error{"program instantiation failed: " + i.message};
+    }
   }
   Program p;
   auto impl = std::make_shared<Program::Impl>();

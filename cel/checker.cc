@@ -83,6 +83,9 @@ class Checker {
 
  private:
   void Issue(std::string msg, int32_t offset) { issues.push_back({std::move(msg), offset}); }
+  void Validation(std::string msg, int32_t offset) {
+    issues.push_back({std::move(msg), offset, CheckIssue::Phase::kValidate});
+  }
 
   static Type ConstType(const Value& v) {
     if (v.Is<Null>()) return Type::Of(K::kNull);
@@ -185,7 +188,8 @@ class Checker {
         first = false;
       } else if (!mismatch && !SameLiteralType(elem, *a)) {
         // cel-go reports the first mismatch of a literal only; the literal is then dyn-typed.
-        Issue("expected type '" + elem.Name() + "' but found '" + a->type.Name() + "'", a->offset);
+        Validation("expected type '" + elem.Name() + "' but found '" + a->type.Name() + "'",
+                   a->offset);
         elem = Type::Dyn();
         mismatch = true;
       }
@@ -208,8 +212,8 @@ class Checker {
       for (auto [have, next] : {std::pair<Type*, Expr*>{&key, e.args[i].get()},
                                 std::pair<Type*, Expr*>{&val, e.args[i + 1].get()}}) {
         if (!mismatch && !SameLiteralType(*have, *next)) {
-          Issue("expected type '" + have->Name() + "' but found '" + next->type.Name() + "'",
-                next->offset);
+          Validation("expected type '" + have->Name() + "' but found '" + next->type.Name() + "'",
+                     next->offset);
           *have = Type::Dyn();
           mismatch = true;
         }
@@ -374,7 +378,7 @@ class Checker {
     if ((fn == "matches") && e.args.back()->kind == Expr::Kind::kConst &&
         e.args.back()->constant.Is<std::string>()) {
       if (!CompileRegex(e.args.back()->constant.As<std::string>())) {
-        Issue("invalid matches argument", e.args.back()->offset);
+        Validation("invalid matches argument", e.args.back()->offset);
       }
     }
   }
@@ -394,7 +398,7 @@ class Checker {
       if (!ValueMatches(o.params[0], e.args[0]->constant)) continue;
       auto v = o.impl({e.args[0]->constant});
       if (!v.ok()) {
-        issues->push_back({v.error(), e.offset, /*instantiation=*/true});
+        issues->push_back({v.error(), e.offset, CheckIssue::Phase::kInstantiate});
         return;
       }
       e.kind = Expr::Kind::kConst;

@@ -73,6 +73,17 @@ TEST(CelTest, CompileErrors) {
             "program instantiation failed: type conversion error from 'string' to 'int'");
 }
 
+TEST(CelTest, ValidatorsReportOnlyWhenTypesCheck) {
+  // Mixed literal types are a validator error, reported only without type errors (as cel-go).
+  EXPECT_EQ(Compile("[1, 'a'].size() == 2").error(),
+            "compilation failed: ERROR: <input>:1:5: expected type 'int' but found 'string'\n"
+            " | [1, 'a'].size() == 2\n | ....^");
+  EXPECT_EQ(
+      Compile("[1, 'a'].size() == 'x'").error(),
+      "compilation failed: ERROR: <input>:1:17: found no matching overload for '_==_' applied "
+      "to '(int, string)'\n | [1, 'a'].size() == 'x'\n | ................^");
+}
+
 TEST(CelTest, ResultMustBeBool) {
   auto p = Compile(R"(device.attributes["gpu.example.com"].model)");
   ASSERT_TRUE(p.ok());  // dyn is allowed at compile time

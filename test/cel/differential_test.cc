@@ -184,7 +184,7 @@ TEST(CelDifferentialTest, RandomExpressions) {
     ASSERT_TRUE(doc.ok());
     devices.push_back(api::json::ToJson(*doc->Find("device")));
   }
-  constexpr int kCases = 600;
+  constexpr int kCases = 1500;
   std::string file = std::string(CELGO_CACHE_DIR) + "/random.jsonl";
   std::vector<std::string> lines;
   {
