@@ -3,9 +3,19 @@
 #include <utility>
 
 #include "cel/lexer.h"
+#include "cel/macros.h"
 
 namespace berth::cel {
 namespace {
+
+using internal::Args;
+using internal::Call;
+using internal::Const;
+using internal::ExpandGlobalCall;
+using internal::ExpandMemberCall;
+using internal::Ident;
+using internal::MacroError;
+using internal::Node;
 
 constexpr int kMaxDepth = 250;  // cel-go's default parser recursion limit
 
@@ -64,37 +74,6 @@ class Parser {
   ExprPtr Expect(std::string_view p) {
     if (Accept(p)) return nullptr;
     return Fail("Syntax error: missing '" + std::string(p) + "'", Peek());
-  }
-
-  static ExprPtr Node(Expr::Kind kind, int32_t offset) {
-    auto e = std::make_unique<Expr>();
-    e->kind = kind;
-    e->offset = offset;
-    return e;
-  }
-  static ExprPtr Call(std::string fn, int32_t offset, std::vector<ExprPtr> args,
-                      bool target = false) {
-    auto e = Node(Expr::Kind::kCall, offset);
-    e->name = std::move(fn);
-    e->args = std::move(args);
-    e->has_target = target;
-    return e;
-  }
-  static ExprPtr Ident(std::string name, int32_t offset) {
-    auto e = Node(Expr::Kind::kIdent, offset);
-    e->name = std::move(name);
-    return e;
-  }
-  static ExprPtr Const(Value v, int32_t offset) {
-    auto e = Node(Expr::Kind::kConst, offset);
-    e->constant = std::move(v);
-    return e;
-  }
-  template <typename... A>
-  static std::vector<ExprPtr> Args(A&&... a) {
-    std::vector<ExprPtr> v;
-    (v.push_back(std::forward<A>(a)), ...);
-    return v;
   }
 
   ExprPtr Expression() {
@@ -370,115 +349,18 @@ class Parser {
     return e;
   }
 
+  // Macro expansion lives in macros.cc; its errors become this parser's.
   ExprPtr GlobalCall(const std::string& fn, int32_t off, std::vector<ExprPtr> args) {
-    if (fn == "has" && args.size() == 1) {
-      if (args[0]->kind != Expr::Kind::kSelect) {
-        return Fail("invalid argument to has() macro",
-                    Token{Token::Kind::kEnd, "", {}, args[0]->offset});
-      }
-      args[0]->test_only = true;
-      args[0]->offset = off;  // cel-go reports has()'s errors at the macro
-      return std::move(args[0]);
-    }
-    return Call(fn, off, std::move(args));
-  }
-
-  ExprPtr Comprehension(int32_t off, std::string iter, ExprPtr range, std::string accu,
-                        ExprPtr init, ExprPtr cond, ExprPtr step, ExprPtr result) {
-    auto e = Node(Expr::Kind::kComprehension, off);
-    e->iter_var = std::move(iter);
-    e->accu_var = std::move(accu);
-    e->args = Args(std::move(range), std::move(init), std::move(cond), std::move(step),
-                   std::move(result));
+    MacroError err;
+    ExprPtr e = ExpandGlobalCall(fn, off, std::move(args), &err);
+    if (!e) return Fail(err.message, Token{Token::Kind::kEnd, "", {}, err.offset});
     return e;
   }
-
   ExprPtr MemberCall(const std::string& fn, int32_t off, std::vector<ExprPtr> args) {
-    const size_t n = args.size() - 1;  // without the target
-    bool macro =
-        ((fn == "all" || fn == "exists" || fn == "exists_one" || fn == "filter") && n == 2) ||
-        (fn == "map" && (n == 2 || n == 3));
-    // cel.bind(var, init, expr)
-    if (fn == "bind" && n == 3 && args[0]->kind == Expr::Kind::kIdent && args[0]->name == "cel") {
-      if (args[1]->kind != Expr::Kind::kIdent) {
-        return Fail("cel.bind() variable names must be simple identifiers",
-                    Token{Token::Kind::kEnd, "", {}, args[1]->offset});
-      }
-      std::string var = args[1]->name;
-      auto range = Node(Expr::Kind::kList, off);
-      range->all_const = true;
-      return Comprehension(off, "#unused", std::move(range), var, std::move(args[2]),
-                           Const(Value{false}, off), Ident(var, off), std::move(args[3]));
-    }
-    // The two-variable comprehensions extension: all/exists/existsOne(k, v, p) and
-    // transformList(k, v, [filter,] f) expand like their one-variable forms with a second
-    // iteration variable bound to the element (lists) or value (maps).
-    bool two_var =
-        ((fn == "all" || fn == "exists" || fn == "existsOne" || fn == "exists_one") && n == 3) ||
-        (fn == "transformList" && (n == 3 || n == 4));
-    if (two_var) {
-      if (args[1]->kind != Expr::Kind::kIdent || args[2]->kind != Expr::Kind::kIdent) {
-        return Fail("argument must be a simple name",
-                    Token{Token::Kind::kEnd,
-                          "",
-                          {},
-                          args[args[1]->kind != Expr::Kind::kIdent ? 1 : 2]->offset});
-      }
-      std::string second = args[2]->name;
-      args.erase(args.begin() + 2);
-      std::string one_var = fn == "transformList" ? "map" : (fn == "existsOne" ? "exists_one" : fn);
-      ExprPtr e = MemberCall(one_var, off, std::move(args));
-      if (e) e->iter_var2 = second;
-      return e;
-    }
-    if (!macro) return Call(fn, off, std::move(args), /*target=*/true);
-    if (args[1]->kind != Expr::Kind::kIdent) {
-      return Fail("argument must be a simple name",
-                  Token{Token::Kind::kEnd, "", {}, args[1]->offset});
-    }
-    std::string v = args[1]->name;
-    const std::string r = "@result";
-    ExprPtr range = std::move(args[0]);
-    auto result_ident = [&] { return Ident(r, off); };
-    if (fn == "all" || fn == "exists") {
-      bool all = fn == "all";
-      ExprPtr cond = all ? result_ident() : Call("!_", off, Args(result_ident()));
-      cond = Call("@not_strictly_false", off, Args(std::move(cond)));
-      ExprPtr step = Call(all ? "_&&_" : "_||_", off, Args(result_ident(), std::move(args[2])));
-      return Comprehension(off, v, std::move(range), r, Const(Value{all}, off), std::move(cond),
-                           std::move(step), result_ident());
-    }
-    if (fn == "exists_one") {
-      ExprPtr step =
-          Call("_?_:_", off,
-               Args(std::move(args[2]),
-                    Call("_+_", off, Args(result_ident(), Const(Value{int64_t{1}}, off))),
-                    result_ident()));
-      ExprPtr result = Call("_==_", off, Args(result_ident(), Const(Value{int64_t{1}}, off)));
-      return Comprehension(off, v, std::move(range), r, Const(Value{int64_t{0}}, off),
-                           Const(Value{true}, off), std::move(step), std::move(result));
-    }
-    // map(x, f), map(x, p, f), filter(x, p): append to a list accumulator.
-    auto empty = Node(Expr::Kind::kList, off);
-    empty->all_const = true;
-    ExprPtr elem;
-    ExprPtr pred;
-    if (fn == "filter") {
-      elem = Ident(v, off);
-      pred = std::move(args[2]);
-    } else if (n == 3) {
-      pred = std::move(args[2]);
-      elem = std::move(args[3]);
-    } else {
-      elem = std::move(args[2]);
-    }
-    auto one = Node(Expr::Kind::kList, off);
-    one->args.push_back(std::move(elem));
-    one->all_const = false;  // never folded: it holds the iteration variable or a call
-    ExprPtr step = Call("_+_", off, Args(result_ident(), std::move(one)));
-    if (pred) step = Call("_?_:_", off, Args(std::move(pred), std::move(step), result_ident()));
-    return Comprehension(off, v, std::move(range), r, std::move(empty), Const(Value{true}, off),
-                         std::move(step), result_ident());
+    MacroError err;
+    ExprPtr e = ExpandMemberCall(fn, off, std::move(args), &err);
+    if (!e) return Fail(err.message, Token{Token::Kind::kEnd, "", {}, err.offset});
+    return e;
   }
 
   std::string_view src_;

@@ -435,6 +435,11 @@ EXTRA = [
      {"driver": "d.example.com", "attributes": {"a": {"int": 1}, "x.example.com/a": {"int": 2}}}),
     ("device.attributes[\"x.example.com\"].a == 2 && device.attributes[\"d.example.com\"].a == 1",
      {"driver": "d.example.com", "attributes": {"a": {"int": 1}, "x.example.com/a": {"int": 2}}}),
+    # A name splits at its first '/': domain "a.example.com", id "b/c".
+    ("device.attributes[\"a.example.com\"][\"b/c\"] == 1",
+     {"driver": "d.example.com", "attributes": {"a.example.com/b/c": {"int": 1}}}),
+    ("device.capacity[\"a.example.com\"][\"b/c\"].isInteger()",
+     {"driver": "d.example.com", "capacity": {"a.example.com/b/c": {"value": "3"}}}),
     # A device without a driver: bare names land in the "" domain.
     ("device.attributes[\"\"].a == 1", {"driver": "", "attributes": {"a": {"int": 1}}}),
     ("device.allowMultipleAllocations", {"driver": "m.example.com", "allowMultipleAllocations": False}),
