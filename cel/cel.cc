@@ -147,8 +147,11 @@ Result<Program> Compile(std::string_view expression, uint64_t cost_limit) {
   return p;
 }
 
-Result<bool> Program::Evaluate(const Device& device, EvalStats* stats) const {
-  if (stats) *stats = EvalStats{};
+struct PreparedDevice::Impl {
+  Value device;
+};
+
+Result<PreparedDevice> Prepare(const Device& device) {
   auto attrs = DomainMap(device.attributes, device.driver, AttributeToValue);
   if (!attrs.ok()) return attrs.status();
   auto caps = DomainMap(device.capacity, device.driver,
@@ -156,12 +159,26 @@ Result<bool> Program::Evaluate(const Device& device, EvalStats* stats) const {
                           return Value{Quantity::FromApi(q)};
                         });
   if (!caps.ok()) return caps.status();
-  Value dev = Value::MakeMap(
+  auto impl = std::make_shared<PreparedDevice::Impl>();
+  impl->device = Value::MakeMap(
       {{Value{std::string("driver")}, Value{device.driver}},
        {Value{std::string("allowMultipleAllocations")}, Value{device.allow_multiple_allocations}},
        {Value{std::string("attributes")}, std::move(*attrs)},
        {Value{std::string("capacity")}, std::move(*caps)}});
-  Evaluator ev(std::move(dev), impl_->cost_limit);
+  PreparedDevice p;
+  p.impl_ = std::move(impl);
+  return p;
+}
+
+Result<bool> Program::Evaluate(const Device& device, EvalStats* stats) const {
+  if (stats) *stats = EvalStats{};
+  BERTH_ASSIGN_OR_RETURN(PreparedDevice prepared, Prepare(device));
+  return Evaluate(prepared, stats);
+}
+
+Result<bool> Program::Evaluate(const PreparedDevice& device, EvalStats* stats) const {
+  if (stats) *stats = EvalStats{};
+  Evaluator ev(device.impl_->device, impl_->cost_limit);
   Result<Value> r = ev.Eval(*impl_->root);
   if (stats) {
     stats->cost = ev.cost();

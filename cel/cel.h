@@ -69,6 +69,23 @@ struct Device {
   bool allow_multiple_allocations = false;
 };
 
+// A device converted once for evaluation (its attribute and capacity maps built, its version
+// attributes parsed). Evaluating several selectors against one device should prepare it once.
+// Immutable; shareable across threads.
+class PreparedDevice {
+ public:
+  struct Impl;
+
+ private:
+  friend Result<PreparedDevice> Prepare(const Device& device);
+  friend class Program;
+  std::shared_ptr<const Impl> impl_;
+};
+
+// Fails (kInvalid) as upstream's DeviceMatches does before evaluating anything when a version
+// attribute is not semver: "attribute <name>: parse semantic version: <reason>".
+Result<PreparedDevice> Prepare(const Device& device);
+
 // What an evaluation cost, in cel-go's runtime cost units.
 struct EvalStats {
   uint64_t cost = 0;
@@ -83,6 +100,8 @@ class Program {
   // not be converted to bool: ...", "operation cancelled: actual cost limit exceeded" (then
   // stats->cost_limit_exceeded is set). `stats`, when given, receives the cost either way.
   Result<bool> Evaluate(const Device& device, EvalStats* stats = nullptr) const;
+  // The same for a prepared device (no per-call conversion).
+  Result<bool> Evaluate(const PreparedDevice& device, EvalStats* stats = nullptr) const;
 
   const std::string& expression() const { return expression_; }
 

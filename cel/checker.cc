@@ -345,6 +345,7 @@ class Checker {
       return;
     }
     const std::vector<Overload>* overloads = FindFunction(fn);
+    e.overloads = overloads;
     if (overloads == nullptr) {
       Issue("undeclared reference to '" + fn + "' (in container '')", e.offset);
       e.type = Type::Dyn();
@@ -375,6 +376,7 @@ class Checker {
     e.dynamic_dispatch = results.size() > 1;
     e.overload = results.size() == 1 ? single : nullptr;
     FoldConversion(e, *overloads, &issues);
+    Precompute(e);
     if ((fn == "matches") && e.args.back()->kind == Expr::Kind::kConst &&
         e.args.back()->constant.Is<std::string>()) {
       if (!CompileRegex(e.args.back()->constant.As<std::string>())) {
@@ -406,6 +408,16 @@ class Checker {
       e.args.clear();
       return;
     }
+  }
+
+  static void Precompute(Expr& e) {
+    if (e.kind != Expr::Kind::kCall || e.overload == nullptr || e.overload->impl == nullptr) return;
+    std::vector<Value> args;
+    for (const auto& a : e.args) {
+      if (a->kind != Expr::Kind::kConst) return;
+      args.push_back(a->constant);
+    }
+    e.precomputed = std::make_shared<const Result<Value>>(e.overload->impl(args));
   }
 
   Type IndexType(Expr& e) {

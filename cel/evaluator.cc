@@ -254,7 +254,13 @@ Result<Value> Evaluator::Select(const Value& operand, const std::string& field, 
   }
   if (operand.IsMap()) {
     const MapValue& m = operand.Map();
-    const Value* v = MapFind(m, Value{field});
+    const Value* v = nullptr;
+    for (const auto& [k, val] : m.entries) {
+      if (k.Is<std::string>() && k.As<std::string>() == field) {
+        v = &val;
+        break;
+      }
+    }
     if (test_only) return Value{v != nullptr || m.missing_is_empty};
     if (v != nullptr) return *v;
     if (m.missing_is_empty) return EmptyMap();
@@ -334,6 +340,14 @@ Result<Value> Evaluator::EvalCall(const Expr& e) {
     if (o->As<OptionalValue>().value) return fn == "or" ? *o : *o->As<OptionalValue>().value;
     return Eval(*e.args[1]);
   }
+  if (e.precomputed) {
+    std::vector<Value> consts;
+    for (const auto& a : e.args) consts.push_back(a->constant);
+    const Result<Value>& r = *e.precomputed;
+    Charge(ComputeCallCost(e.overload->cost, consts, r.ok() ? *r : Value{}));
+    if (Stopped()) return StopError();
+    return r;
+  }
   std::vector<Value> args;
   args.reserve(e.args.size());
   std::optional<Error> err;
@@ -369,7 +383,7 @@ Result<Value> Evaluator::EvalCall(const Expr& e) {
     if (err) return Value{true};
     return Value{!args[0].Is<bool>() || args[0].As<bool>()};
   }
-  const std::vector<Overload>* overloads = FindFunction(fn);
+  const std::vector<Overload>* overloads = e.overloads ? e.overloads : FindFunction(fn);
   const Overload* chosen = nullptr;
   if (overloads != nullptr && !err) {
     for (const Overload& o : *overloads) {

@@ -112,6 +112,27 @@ TEST(CelTest, CostLimit) {
   EXPECT_EQ(r.error(), "operation cancelled: actual cost limit exceeded");
 }
 
+TEST(CelTest, PreparedDeviceGivesTheSameAnswers) {
+  auto prepared = Prepare(Gpu());
+  ASSERT_TRUE(prepared.ok());
+  for (const char* expr :
+       {R"(device.attributes["gpu.example.com"].cores > 100)",
+        R"(device.attributes["gpu.example.com"].nope == 1)",
+        R"(device.capacity["gpu.example.com"].memory.isLessThan(quantity("1Gi")))"}) {
+    auto p = Compile(expr);
+    ASSERT_TRUE(p.ok());
+    EvalStats a, b;
+    auto x = p->Evaluate(Gpu(), &a);
+    auto y = p->Evaluate(*prepared, &b);
+    EXPECT_EQ(x.ok(), y.ok()) << expr;
+    if (x.ok() && y.ok()) EXPECT_EQ(*x, *y) << expr;
+    EXPECT_EQ(a.cost, b.cost) << expr;
+  }
+  Device bad = Gpu();
+  bad.attributes["driverVersion"] = VersionText{"v1"};
+  EXPECT_FALSE(Prepare(bad).ok());
+}
+
 TEST(CelTest, ProgramIsShareableAcrossThreads) {
   auto p =
       Compile(R"(device.attributes["gpu.example.com"].cores > 100 && [1, 2].exists(x, x == 2))");
