@@ -104,6 +104,8 @@ Result<Program> Compile(std::string_view expression, uint64_t cost_limit) {
   std::vector<ParseError> syntax;
   ExprPtr root = Parse(expression, &syntax);
   if (!root) {
+    std::stable_sort(syntax.begin(), syntax.end(),
+                     [](const ParseError& a, const ParseError& b) { return a.offset < b.offset; });
     std::string msg = "compilation failed: ";
     for (size_t i = 0; i < syntax.size(); ++i) {
       if (i > 0) msg += "\n";

@@ -106,6 +106,8 @@ class Checker {
   }
 
   void VisitIdent(Expr& e) {
+    // A leading dot names the root scope: `.string` is `string`.
+    if (e.name.size() > 1 && e.name[0] == '.') e.name.erase(0, 1);
     if (const Type* t = Lookup(e.name)) {
       e.type = *t;
       return;
@@ -381,6 +383,15 @@ class Checker {
         e.args.back()->constant.Is<std::string>()) {
       if (!CompileRegex(e.args.back()->constant.As<std::string>())) {
         Validation("invalid matches argument", e.args.back()->offset);
+      }
+    }
+    // cel-go compiles a constant find()/findAll() pattern when it plans the program.
+    if ((fn == "find" || fn == "findAll") && e.has_target && e.args.size() >= 2 &&
+        e.args[1]->kind == Expr::Kind::kConst && e.args[1]->constant.Is<std::string>()) {
+      std::string why;
+      if (!CompileRegex(e.args[1]->constant.As<std::string>(), &why)) {
+        issues.push_back(
+            {"error parsing regexp: " + why, e.offset, CheckIssue::Phase::kInstantiate});
       }
     }
   }

@@ -1,5 +1,6 @@
 #include "cel/lexer.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -263,8 +264,19 @@ Result<std::vector<Token>> Lex(std::string_view s, LexError* error) {
       }
     }
     if (!found) {
-      note("token recognition error at: '" + std::string(1, c) + "'", i);
-      ++i;
+      // ANTLR reads code points: report and skip the whole UTF-8 sequence.
+      size_t n = 1;
+      unsigned char u = static_cast<unsigned char>(c);
+      if (u >= 0xF0) {
+        n = 4;
+      } else if (u >= 0xE0) {
+        n = 3;
+      } else if (u >= 0xC0) {
+        n = 2;
+      }
+      n = std::min(n, s.size() - i);
+      note("token recognition error at: '" + std::string(s.substr(i, n)) + "'", i);
+      i += n;
     }
   }
   close_last();

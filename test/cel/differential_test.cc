@@ -39,6 +39,9 @@ const KnownDifference kKnownDifferences[] = {
     // Upstream's isInteger() depends on how the capacity's text was written ("1.0" is not an
     // integer there); api::Quantity keeps only the value, so berth treats integral capacities as
     // integers.
+    // Invalid regexes: same class and position, but the reason is std::regex's, not Go's RE2's.
+    {"\"a1b2\".findAll(\"[0-9]+[\").size() == 2", "message",
+     "regex syntax errors are described by std::regex"},
     {"device.capacity[\"q.example.com\"].m.isInteger()", "class",
      "capacity quantities keep their value, not their textual form"},
 };

@@ -158,6 +158,12 @@ quantity("1k") == quantity("1000")
 quantity("1.5").isInteger()
 quantity("500m").asApproximateFloat() < 1.0
 quantity("bogus") == quantity("1")
+quantity("Gi") == quantity("0")
+quantity(".") == quantity("0")
+quantity("1K") == quantity("1k")
+quantity("1e") == quantity("1")
+"a1b2".findAll("[0-9]+[").size() == 2
+type(1) == .int
 quantity("1Qi").sign() == 1
 isQuantity("10Gi") && !isQuantity("10 Gi")
 isQuantity("1e3")

@@ -28,12 +28,26 @@ TEST(QuantityTest, ExactToTheNanoUnit) {
 }
 
 TEST(QuantityTest, FormatErrors) {
-  for (const char* bad : {"", "1x", "1 Gi", "Gi", "1.2.3", "1e", "--1"}) {
+  for (const char* bad : {"", "1x", "1 Gi", "1.2.3", "1Gix"}) {
     auto q = Quantity::Parse(bad);
     ASSERT_FALSE(q.ok()) << bad;
     EXPECT_EQ(q.error(),
               "quantities must match the regular expression "
               "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
+  }
+}
+
+TEST(QuantityTest, SuffixErrorsAndEmptyNumbers) {
+  for (const char* bad : {"1e", "1K", "1mm", "--1", "1ee3"}) {
+    auto q = Quantity::Parse(bad);
+    ASSERT_FALSE(q.ok()) << bad;
+    EXPECT_EQ(q.error(), "unable to parse quantity's suffix") << bad;
+  }
+  // parseQuantityString accepts an empty number: these are all zero.
+  for (const char* zero : {"Gi", ".", "-", "+.", "0", "-0.0"}) {
+    auto q = Quantity::Parse(zero);
+    ASSERT_TRUE(q.ok()) << zero;
+    EXPECT_TRUE(q->nanos == 0) << zero;
   }
 }
 
