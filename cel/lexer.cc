@@ -170,11 +170,20 @@ Result<std::vector<Token>> Lex(std::string_view s, LexError* error) {
         val += s[k++];
       }
       if (!closed) {
-        size_t eol = s.find_first_of("\r\n", static_cast<size_t>(t.offset));
+        // ANTLR's lexer then falls back: a prefix (r, b) is an identifier, and the error starts
+        // at the quote and runs to the end of the line.
+        if (j > i) {
+          Token prefix;
+          prefix.kind = Token::Kind::kIdent;
+          prefix.text = std::string(s.substr(i, j - i));
+          prefix.offset = static_cast<int32_t>(i);
+          prefix.length = static_cast<int32_t>(j - i);
+          out.push_back(std::move(prefix));
+        }
+        size_t eol = s.find_first_of("\r\n", j);
         std::string_view rest =
-            s.substr(static_cast<size_t>(t.offset),
-                     eol == std::string_view::npos ? std::string_view::npos : eol - t.offset);
-        note("token recognition error at: '" + std::string(rest) + "'", t.offset);
+            s.substr(j, eol == std::string_view::npos ? std::string_view::npos : eol - j);
+        note("token recognition error at: '" + std::string(rest) + "'", j);
         i = eol == std::string_view::npos ? s.size() : eol;
         continue;
       }

@@ -36,13 +36,24 @@ class Parser {
     ExprPtr e = Expression();
     if (!e) return nullptr;
     if (Peek().kind != Token::Kind::kEnd) {
-      return Fail("Syntax error: extraneous input '" + Raw(Peek()) + "' expecting <EOF>", Peek());
+      // Extraneous when deleting the token would reach the end, else a mismatch.
+      bool last = pos_ + 1 < toks_.size() && toks_[pos_ + 1].kind == Token::Kind::kEnd;
+      return Fail("Syntax error: " + std::string(last ? "extraneous" : "mismatched") + " input '" +
+                      Raw(Peek()) + "' expecting <EOF>",
+                  Peek());
     }
     return e;
   }
 
  private:
   const Token& Peek() const { return toks_[pos_]; }
+  bool CanStartExpression(size_t at) const {
+    const Token& t = toks_[std::min(at, toks_.size() - 1)];
+    if (t.kind == Token::Kind::kIdent || t.kind == Token::Kind::kLiteral) return true;
+    if (t.kind != Token::Kind::kPunct) return false;
+    return t.text == "[" || t.text == "{" || t.text == "(" || t.text == "." || t.text == "-" ||
+           t.text == "!";
+  }
   std::string Raw(const Token& t) const {
     if (t.kind == Token::Kind::kEnd) return "<EOF>";
     return std::string(src_.substr(static_cast<size_t>(t.offset), static_cast<size_t>(t.length)));
@@ -206,8 +217,13 @@ class Parser {
         bool opt = Peek().text == ".?";
         ++pos_;
         if (Peek().kind != Token::Kind::kIdent) {
-          return Fail("Syntax error: no viable alternative at input '" + Raw(toks_[pos_ - 1]) + "'",
-                      Peek());
+          // ANTLR quotes the input from the '.' through the offending token.
+          const Token& dot = toks_[pos_ - 1];
+          const Token& bad = Peek();
+          size_t end =
+              bad.kind == Token::Kind::kEnd ? dot.offset + dot.length : bad.offset + bad.length;
+          std::string text(src_.substr(dot.offset, end - dot.offset));
+          return Fail("Syntax error: no viable alternative at input '" + text + "'", bad);
         }
         Token id = Peek();
         ++pos_;
@@ -244,23 +260,34 @@ class Parser {
   }
 
   // Parses comma-separated expressions up to `close` (consumed); false on error.
+  // CEL.g4: list literals may end with a comma (even `[,]`); call arguments may not.
   bool ExprList(std::string_view close, std::vector<ExprPtr>* out) {
     if (Accept(close)) return true;
-    if (close == ")") call_args_at_ = pos_;
+    bool literal = close != ")";
+    if (literal && Accept(",")) {
+      if (Accept(close)) return true;
+      Mismatched("'" + std::string(close) + "'");
+      return false;
+    }
+    if (!literal) call_args_at_ = pos_;
     while (true) {
       ExprPtr a = Expression();
       if (!a) return false;
       out->push_back(std::move(a));
       if (Accept(close)) return true;
       if (!Accept(",")) {
-        if (close == ")") {
+        if (!literal) {
           Missing(")");
         } else {
           Mismatched("{'" + std::string(close) + "', ','}");
         }
         return false;
       }
-      if (Accept(close)) return true;  // trailing comma
+      if (literal && Accept(close)) return true;  // trailing comma
+      if (literal && IsPunct(",")) {
+        Mismatched("'" + std::string(close) + "'");
+        return false;
+      }
     }
   }
 
@@ -307,7 +334,9 @@ class Parser {
     if (IsPunct("{")) {
       auto e = Node(Expr::Kind::kMap, t.offset);
       ++pos_;
-      if (!Accept("}")) {
+      if (Accept(",")) {
+        if (!Accept("}")) return Mismatched("'}'");
+      } else if (!Accept("}")) {
         while (true) {
           ExprPtr k = Expression();
           if (!k) return nullptr;
@@ -319,22 +348,19 @@ class Parser {
           if (Accept("}")) break;
           if (!Accept(",")) return Mismatched("{'}', ','}");
           if (Accept("}")) break;
+          if (IsPunct(",")) return Mismatched("'}'");
         }
       }
       return Finish(std::move(e));
     }
-    // ANTLR reports a token that cannot start an expression as mismatched when it closes
-    // something (or is the end), and as extraneous otherwise (an operator, or the end right
-    // after '!').
+    // ANTLR deletes a single unexpected token when the one after it could start the expression
+    // ("extraneous input"), and otherwise reports a mismatch; at the end of the input it reports
+    // a mismatch, except right after '!'.
     const char* expecting = pos_ == call_args_at_ ? kArgStart : kExprStart;
-    bool closes =
-        t.kind == Token::Kind::kEnd ||
-        (t.kind == Token::Kind::kPunct &&
-         (t.text == ")" || t.text == "]" || t.text == "}" || t.text == "," || t.text == ":"));
     bool after_not =
         pos_ > 0 && toks_[pos_ - 1].kind == Token::Kind::kPunct && toks_[pos_ - 1].text == "!";
-    std::string kind =
-        closes && !(t.kind == Token::Kind::kEnd && after_not) ? "mismatched" : "extraneous";
+    bool extraneous = t.kind == Token::Kind::kEnd ? after_not : CanStartExpression(pos_ + 1);
+    std::string kind = extraneous ? "extraneous" : "mismatched";
     return Fail("Syntax error: " + kind + " input '" + Raw(t) + "' expecting " + expecting, t);
   }
 

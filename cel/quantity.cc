@@ -151,7 +151,7 @@ Result<Quantity> Quantity::Parse(std::string_view text) {
     digits.pop_back();
     --frac_len;
   }
-  if (digits.empty()) return Quantity{};
+  if (digits.empty()) return ParseShape(text, Quantity{});  // zero, in the form its text gives
   if (digits.size() > 36) return Error{kFormat};
 
   // nanos = digits * 10^(exp10 - frac_len + 9) * 1024^pow1024, rounded away from zero.
