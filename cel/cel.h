@@ -28,10 +28,12 @@
 // here ("undeclared reference"). CEL quantities are exact to the nano-unit like upstream's
 // (capacities arrive exact to the milli-unit, as api::Quantity holds them). Regexes run on
 // std::regex (ECMAScript) after translating RE2's (?i), (?P<name>...), \A and \z; other RE2-only
-// syntax is rejected.
+// syntax is rejected. List-valued attributes (the alpha DRAListTypeAttributes) are not supported.
+// test/cel's differential test checks all of this against cel-go with upstream's environment:
+// results, error classes and messages, and runtime costs.
 //
-// Thread safety: Compile may be called from any thread; a Program is immutable and Evaluate may
-// run concurrently on one Program.
+// Thread safety: Compile and Prepare may be called from any thread; Programs and PreparedDevices
+// are immutable and may be shared, and Evaluate may run concurrently on them.
 
 #include <cstdint>
 #include <map>
@@ -42,7 +44,6 @@
 
 #include "api/quantity.h"
 #include "base/result.h"
-#include "cel/semver.h"
 
 namespace berth::cel {
 
@@ -86,11 +87,12 @@ class PreparedDevice {
 // attribute is not semver: "attribute <name>: parse semantic version: <reason>".
 Result<PreparedDevice> Prepare(const Device& device);
 
-// What an evaluation cost, in cel-go's runtime cost units.
+// What an evaluation cost, in cel-go's runtime cost units (what upstream's EvalDetails.ActualCost
+// reports), and whether it stopped at the cost limit; the error is then "operation cancelled:
+// actual cost limit exceeded".
 struct EvalStats {
   uint64_t cost = 0;
-  bool cost_limit_exceeded =
-      false;  // the error is "operation cancelled: actual cost limit exceeded"
+  bool cost_limit_exceeded = false;
 };
 
 class Program {
@@ -112,10 +114,14 @@ class Program {
   std::string expression_;
 };
 
-// Parses and type-checks `expression`. kInvalid errors read like upstream's
-// CompilationResult.Error: "compilation failed: ERROR: <input>:1:5: <issue>\n | <line>\n | ....^"
-// (syntax error texts differ from ANTLR's; the position is the same where berth can tell), or
-// "must evaluate to bool or the unknown type, not int".
+// Parses and type-checks `expression` (upstream's CompileCELExpression for stored expressions).
+// Errors are kInvalid with upstream's CompilationResult.Error text:
+//   "compilation failed: ERROR: <input>:1:5: <issue>\n | <line>\n | ....^" (one block per issue:
+//     syntax errors as cel-go's ANTLR parser words the first one; type errors; and only when
+//     there are none, the validators' homogeneous-literal and regex errors),
+//   "must evaluate to bool or the unknown type, not int",
+//   "program instantiation failed: <reason>" (a constant conversion or find() pattern that fails).
+// `cost_limit` is the runtime limit (upstream's Options.CostLimit).
 Result<Program> Compile(std::string_view expression, uint64_t cost_limit = kSelectorMaxCost);
 
 }  // namespace berth::cel
