@@ -30,6 +30,7 @@ struct Expr {
   std::string iter_var, accu_var;  // kComprehension
   std::string iter_var2;   // kComprehension with two variables: (index, element) or (key, value)
   bool all_const = false;  // kList/kMap whose elements are all constants (cost 0)
+  bool synthetic = false;  // made up by a macro expansion (not in the source)
   bool dynamic_dispatch = false;  // kCall: several overloads fit the checked argument types
   const Overload* overload = nullptr;
   const std::vector<Overload>* overloads = nullptr;  // kCall: the function's overloads

@@ -18,6 +18,7 @@ namespace {
 
 // cel-go's error location: "ERROR: <input>:line:col: msg" plus the source line and a caret.
 std::string FormatIssue(std::string_view src, int32_t offset, const std::string& msg) {
+  if (offset < 0) return "ERROR: <input>:-1:0: " + msg;  // no position (recursion limits)
   size_t off = std::min(static_cast<size_t>(std::max(offset, 0)), src.size());
   size_t line_start = src.rfind('\n', off == 0 ? 0 : off - 1);
   line_start = (line_start == std::string_view::npos || off == 0) ? 0 : line_start + 1;

@@ -1,5 +1,7 @@
 #include "cel/macros.h"
 
+#include <algorithm>
+
 namespace berth::cel::internal {
 namespace {
 
@@ -34,8 +36,10 @@ ExprPtr ExpandGlobalCall(const std::string& fn, int32_t off, std::vector<ExprPtr
   return Call(fn, off, std::move(args));
 }
 
-ExprPtr ExpandMemberCall(const std::string& fn, int32_t off, std::vector<ExprPtr> args,
-                         MacroError* error) {
+namespace {
+
+ExprPtr ExpandReceiverMacro(const std::string& fn, int32_t off, std::vector<ExprPtr> args,
+                            MacroError* error) {
   const size_t n = args.size() - 1;  // without the target
   bool macro =
       ((fn == "all" || fn == "exists" || fn == "exists_one" || fn == "filter") && n == 2) ||
@@ -65,7 +69,7 @@ ExprPtr ExpandMemberCall(const std::string& fn, int32_t off, std::vector<ExprPtr
     std::string second = args[2]->name;
     args.erase(args.begin() + 2);
     std::string one_var = fn == "transformList" ? "map" : (fn == "existsOne" ? "exists_one" : fn);
-    ExprPtr e = ExpandMemberCall(one_var, off, std::move(args), error);
+    ExprPtr e = ExpandReceiverMacro(one_var, off, std::move(args), error);
     if (e) e->iter_var2 = second;
     return e;
   }
@@ -115,6 +119,27 @@ ExprPtr ExpandMemberCall(const std::string& fn, int32_t off, std::vector<ExprPtr
   if (pred) step = Call("_?_:_", off, Args(std::move(pred), std::move(step), result_ident()));
   return Comprehension(off, v, std::move(range), r, std::move(empty), Const(Value{true}, off),
                        std::move(step), result_ident());
+}
+
+// Marks the nodes a macro made up (everything below the comprehension that is not one of the
+// user's own expressions), which cel-go's parser never sees.
+void MarkSynthetic(Expr& e, const std::vector<const Expr*>& user) {
+  if (std::find(user.begin(), user.end(), &e) != user.end()) return;
+  e.synthetic = true;
+  for (auto& a : e.args) MarkSynthetic(*a, user);
+}
+
+}  // namespace
+
+ExprPtr ExpandMemberCall(const std::string& fn, int32_t off, std::vector<ExprPtr> args,
+                         MacroError* error) {
+  std::vector<const Expr*> user;
+  for (const auto& a : args) user.push_back(a.get());
+  ExprPtr e = ExpandReceiverMacro(fn, off, std::move(args), error);
+  if (e && e->kind == Expr::Kind::kComprehension) {
+    for (auto& a : e->args) MarkSynthetic(*a, user);
+  }
+  return e;
 }
 
 }  // namespace berth::cel::internal

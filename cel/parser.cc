@@ -1,5 +1,6 @@
 #include "cel/parser.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "cel/lexer.h"
@@ -26,6 +27,33 @@ constexpr const char* kExprStart =
 constexpr const char* kArgStart =
     "{'[', '{', '(', ')', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, "
     "STRING, BYTES, IDENTIFIER}";
+
+// cel-go's AST builder depth: the nesting of the operations its parser visits recursively
+// (ternaries, relations, arithmetic, selects, receiver calls and macros, indexes); logical
+// operators, negations, literals, global calls and what macros make up do not count.
+int Depth(const Expr& e) {
+  int deepest = 0;
+  for (const auto& a : e.args) deepest = std::max(deepest, Depth(*a));
+  if (e.synthetic) return deepest;
+  bool counts = false;
+  switch (e.kind) {
+    case Expr::Kind::kSelect:
+    case Expr::Kind::kComprehension:
+      counts = true;
+      break;
+    case Expr::Kind::kCall: {
+      static const char* kCounted[] = {"_?_:_", "_==_", "_!=_",  "_<_", "_<=_", "_>_",
+                                       "_>=_",  "@in",  "_+_",   "_-_", "_*_",  "_/_",
+                                       "_%_",   "_[_]", "_[?_]", "_?._"};
+      counts = e.has_target;
+      for (const char* c : kCounted) counts = counts || e.name == c;
+      break;
+    }
+    default:
+      break;
+  }
+  return deepest + (counts ? 1 : 0);
+}
 
 class Parser {
  public:
@@ -88,7 +116,11 @@ class Parser {
   }
 
   ExprPtr Expression() {
-    if (++depth_ > kMaxDepth) return Fail("expression recursion limit exceeded", Peek());
+    // cel-go's parse-tree listener: more than 250 nested expressions (parentheses, literals,
+    // arguments). Reported without a position.
+    if (++depth_ > kMaxDepth) {
+      return Fail("expression recursion limit exceeded: 250", Token{Token::Kind::kEnd, "", {}, -1});
+    }
     ExprPtr cond = Or();
     if (cond && IsPunct("?")) {
       int32_t off = Peek().offset;
@@ -400,6 +432,13 @@ class Parser {
 }  // namespace
 
 ExprPtr Parse(std::string_view src, std::vector<ParseError>* errors) {
+  // cel-go's parser refuses sources of more than 100,000 code points outright.
+  if (uint64_t size = CodePoints(src); size > 100000) {
+    errors->push_back({"expression code point size exceeds limit: size: " + std::to_string(size) +
+                           ", limit 100000",
+                       -1});
+    return nullptr;
+  }
   LexError lex_error;
   auto toks = Lex(src, &lex_error);
   if (!lex_error.message.empty()) {
@@ -410,6 +449,11 @@ ExprPtr Parse(std::string_view src, std::vector<ParseError>* errors) {
   Parser p(src, std::move(*toks), &parse_error);
   ExprPtr e = p.ParseAll();
   if (!parse_error.message.empty()) errors->push_back(parse_error);
+  // cel-go's AST builder: operations nested more than 250 deep ("1 + 1 + ... + 1", long select
+  // chains). Reported without a position.
+  if (e && errors->empty() && Depth(*e) > kMaxDepth) {
+    errors->push_back({"max recursion depth exceeded", -1});
+  }
   if (!errors->empty()) return nullptr;
   return e;
 }

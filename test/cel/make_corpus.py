@@ -472,6 +472,11 @@ def main():
             if any(m in raw for m in UNORDERED):
                 case["unordered"] = True
             lines.append(json.dumps(case, ensure_ascii=False))
+    # Recursion limits: 250 nested expressions, and operations nested 250 deep.
+    for expr in ["(" * 249 + "true" + ")" * 249, "(" * 250 + "true" + ")" * 250,
+                 " + ".join(["1"] * 250) + " > 0", " + ".join(["1"] * 251) + " > 0",
+                 "device" + ".driver" * 250 + " == 1", "[" * 250 + "]" * 250 + " == []"]:
+        lines.append(json.dumps({"expr": expr, "device": GPU}, ensure_ascii=False))
     for expr, dev in EXTRA:
         lines.append(json.dumps({"expr": expr, "device": dev}, ensure_ascii=False))
     with open(os.path.join(here, "corpus.jsonl"), "w", encoding="utf-8") as f:
