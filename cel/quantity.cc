@@ -222,7 +222,8 @@ Result<Quantity> ParseShape(std::string_view str, Quantity q) {
     scale -= static_cast<int64_t>(denom.size());
     if (scale >= -9) {
       int64_t value = 0;
-      for (char c : num + denom) value = value * 10 + (c - '0');
+      for (char c : num) value = value * 10 + (c - '0');
+      for (char c : denom) value = value * 10 + (c - '0');
       int64_t result;
       if (!__builtin_mul_overflow(value, mantissa, &result)) {
         q.fast = true;

@@ -125,7 +125,9 @@ TEST(CelTest, PreparedDeviceGivesTheSameAnswers) {
     auto x = p->Evaluate(Gpu(), &a);
     auto y = p->Evaluate(*prepared, &b);
     EXPECT_EQ(x.ok(), y.ok()) << expr;
-    if (x.ok() && y.ok()) EXPECT_EQ(*x, *y) << expr;
+    if (x.ok() && y.ok()) {
+      EXPECT_EQ(*x, *y) << expr;
+    }
     EXPECT_EQ(a.cost, b.cost) << expr;
   }
   Device bad = Gpu();
