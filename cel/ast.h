@@ -30,8 +30,14 @@ struct Expr {
   std::string iter_var, accu_var;  // kComprehension
   std::string iter_var2;   // kComprehension with two variables: (index, element) or (key, value)
   bool all_const = false;  // kList/kMap whose elements are all constants (cost 0)
-  bool dynamic_dispatch = false;       // kCall: several overloads fit the checked argument types
-  const Overload* overload = nullptr;  // kCall: the one overload that fits, if only one
+  bool synthetic = false;  // made up by a macro expansion (not in the source)
+  bool dynamic_dispatch = false;  // kCall: several overloads fit the checked argument types
+  const Overload* overload = nullptr;
+  const std::vector<Overload>* overloads = nullptr;  // kCall: the function's overloads
+  // kCall of a statically bound function on constants (quantity("40Gi")): its result, computed
+  // once by the checker. The evaluator still charges the call's cost, as cel-go evaluates it.
+  std::shared_ptr<const Result<Value>>
+      precomputed;  // kCall: the one overload that fits, if only one
 
   Type type;  // set by the checker
 };

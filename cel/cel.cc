@@ -18,6 +18,7 @@ namespace {
 
 // cel-go's error location: "ERROR: <input>:line:col: msg" plus the source line and a caret.
 std::string FormatIssue(std::string_view src, int32_t offset, const std::string& msg) {
+  if (offset < 0) return "ERROR: <input>:-1:0: " + msg;  // no position (recursion limits)
   size_t off = std::min(static_cast<size_t>(std::max(offset, 0)), src.size());
   size_t line_start = src.rfind('\n', off == 0 ? 0 : off - 1);
   line_start = (line_start == std::string_view::npos || off == 0) ? 0 : line_start + 1;
@@ -104,6 +105,8 @@ Result<Program> Compile(std::string_view expression, uint64_t cost_limit) {
   std::vector<ParseError> syntax;
   ExprPtr root = Parse(expression, &syntax);
   if (!root) {
+    std::stable_sort(syntax.begin(), syntax.end(),
+                     [](const ParseError& a, const ParseError& b) { return a.offset < b.offset; });
     std::string msg = "compilation failed: ";
     for (size_t i = 0; i < syntax.size(); ++i) {
       if (i > 0) msg += "\n";
@@ -111,12 +114,15 @@ Result<Program> Compile(std::string_view expression, uint64_t cost_limit) {
     }
     return Error{msg};
   }
-  std::vector<CheckIssue> issues = Check(*root);
-  std::vector<CheckIssue> instantiation;
-  std::erase_if(issues, [&](const CheckIssue& i) {
-    if (i.instantiation) instantiation.push_back(i);
-    return i.instantiation;
-  });
+  std::vector<CheckIssue> all = Check(*root);
+  // Type errors first; the validators' only when there are none (see CheckIssue::Phase).
+  std::vector<CheckIssue> issues;
+  for (auto phase : {CheckIssue::Phase::kCheck, CheckIssue::Phase::kValidate}) {
+    for (const auto& i : all) {
+      if (i.phase == phase) issues.push_back(i);
+    }
+    if (!issues.empty()) break;
+  }
   if (!issues.empty()) {
     std::stable_sort(issues.begin(), issues.end(),
                      [](const CheckIssue& a, const CheckIssue& b) { return a.offset < b.offset; });
@@ -130,8 +136,10 @@ Result<Program> Compile(std::string_view expression, uint64_t cost_limit) {
   if (root->type.kind != Type::Kind::kBool && root->type.kind != Type::Kind::kDyn) {
     return Error{"must evaluate to bool or the unknown type, not " + root->type.Name()};
   }
-  if (!instantiation.empty()) {
-    return Error{"program instantiation failed: " + instantiation.front().message};
+  for (const auto& i : all) {
+    if (i.phase == CheckIssue::Phase::kInstantiate) {
+      return Error{"program instantiation failed: " + i.message};
+    }
   }
   Program p;
   auto impl = std::make_shared<Program::Impl>();
@@ -142,8 +150,11 @@ Result<Program> Compile(std::string_view expression, uint64_t cost_limit) {
   return p;
 }
 
-Result<bool> Program::Evaluate(const Device& device, EvalStats* stats) const {
-  if (stats) *stats = EvalStats{};
+struct PreparedDevice::Impl {
+  Value device;
+};
+
+Result<PreparedDevice> Prepare(const Device& device) {
   auto attrs = DomainMap(device.attributes, device.driver, AttributeToValue);
   if (!attrs.ok()) return attrs.status();
   auto caps = DomainMap(device.capacity, device.driver,
@@ -151,12 +162,26 @@ Result<bool> Program::Evaluate(const Device& device, EvalStats* stats) const {
                           return Value{Quantity::FromApi(q)};
                         });
   if (!caps.ok()) return caps.status();
-  Value dev = Value::MakeMap(
+  auto impl = std::make_shared<PreparedDevice::Impl>();
+  impl->device = Value::MakeMap(
       {{Value{std::string("driver")}, Value{device.driver}},
        {Value{std::string("allowMultipleAllocations")}, Value{device.allow_multiple_allocations}},
        {Value{std::string("attributes")}, std::move(*attrs)},
        {Value{std::string("capacity")}, std::move(*caps)}});
-  Evaluator ev(std::move(dev), impl_->cost_limit);
+  PreparedDevice p;
+  p.impl_ = std::move(impl);
+  return p;
+}
+
+Result<bool> Program::Evaluate(const Device& device, EvalStats* stats) const {
+  if (stats) *stats = EvalStats{};
+  BERTH_ASSIGN_OR_RETURN(PreparedDevice prepared, Prepare(device));
+  return Evaluate(prepared, stats);
+}
+
+Result<bool> Program::Evaluate(const PreparedDevice& device, EvalStats* stats) const {
+  if (stats) *stats = EvalStats{};
+  Evaluator ev(device.impl_->device, impl_->cost_limit);
   Result<Value> r = ev.Eval(*impl_->root);
   if (stats) {
     stats->cost = ev.cost();

@@ -28,10 +28,12 @@
 // here ("undeclared reference"). CEL quantities are exact to the nano-unit like upstream's
 // (capacities arrive exact to the milli-unit, as api::Quantity holds them). Regexes run on
 // std::regex (ECMAScript) after translating RE2's (?i), (?P<name>...), \A and \z; other RE2-only
-// syntax is rejected.
+// syntax is rejected. List-valued attributes (the alpha DRAListTypeAttributes) are not supported.
+// test/cel's differential test checks all of this against cel-go with upstream's environment:
+// results, error classes and messages, and runtime costs.
 //
-// Thread safety: Compile may be called from any thread; a Program is immutable and Evaluate may
-// run concurrently on one Program.
+// Thread safety: Compile and Prepare may be called from any thread; Programs and PreparedDevices
+// are immutable and may be shared, and Evaluate may run concurrently on them.
 
 #include <cstdint>
 #include <map>
@@ -42,7 +44,6 @@
 
 #include "api/quantity.h"
 #include "base/result.h"
-#include "cel/semver.h"
 
 namespace berth::cel {
 
@@ -69,11 +70,29 @@ struct Device {
   bool allow_multiple_allocations = false;
 };
 
-// What an evaluation cost, in cel-go's runtime cost units.
+// A device converted once for evaluation (its attribute and capacity maps built, its version
+// attributes parsed). Evaluating several selectors against one device should prepare it once.
+// Immutable; shareable across threads.
+class PreparedDevice {
+ public:
+  struct Impl;
+
+ private:
+  friend Result<PreparedDevice> Prepare(const Device& device);
+  friend class Program;
+  std::shared_ptr<const Impl> impl_;
+};
+
+// Fails (kInvalid) as upstream's DeviceMatches does before evaluating anything when a version
+// attribute is not semver: "attribute <name>: parse semantic version: <reason>".
+Result<PreparedDevice> Prepare(const Device& device);
+
+// What an evaluation cost, in cel-go's runtime cost units (what upstream's EvalDetails.ActualCost
+// reports), and whether it stopped at the cost limit; the error is then "operation cancelled:
+// actual cost limit exceeded".
 struct EvalStats {
   uint64_t cost = 0;
-  bool cost_limit_exceeded =
-      false;  // the error is "operation cancelled: actual cost limit exceeded"
+  bool cost_limit_exceeded = false;
 };
 
 class Program {
@@ -83,6 +102,8 @@ class Program {
   // not be converted to bool: ...", "operation cancelled: actual cost limit exceeded" (then
   // stats->cost_limit_exceeded is set). `stats`, when given, receives the cost either way.
   Result<bool> Evaluate(const Device& device, EvalStats* stats = nullptr) const;
+  // The same for a prepared device (no per-call conversion).
+  Result<bool> Evaluate(const PreparedDevice& device, EvalStats* stats = nullptr) const;
 
   const std::string& expression() const { return expression_; }
 
@@ -93,10 +114,14 @@ class Program {
   std::string expression_;
 };
 
-// Parses and type-checks `expression`. kInvalid errors read like upstream's
-// CompilationResult.Error: "compilation failed: ERROR: <input>:1:5: <issue>\n | <line>\n | ....^"
-// (syntax error texts differ from ANTLR's; the position is the same where berth can tell), or
-// "must evaluate to bool or the unknown type, not int".
+// Parses and type-checks `expression` (upstream's CompileCELExpression for stored expressions).
+// Errors are kInvalid with upstream's CompilationResult.Error text:
+//   "compilation failed: ERROR: <input>:1:5: <issue>\n | <line>\n | ....^" (one block per issue:
+//     syntax errors as cel-go's ANTLR parser words the first one; type errors; and only when
+//     there are none, the validators' homogeneous-literal and regex errors),
+//   "must evaluate to bool or the unknown type, not int",
+//   "program instantiation failed: <reason>" (a constant conversion or find() pattern that fails).
+// `cost_limit` is the runtime limit (upstream's Options.CostLimit).
 Result<Program> Compile(std::string_view expression, uint64_t cost_limit = kSelectorMaxCost);
 
 }  // namespace berth::cel

@@ -83,6 +83,9 @@ class Checker {
 
  private:
   void Issue(std::string msg, int32_t offset) { issues.push_back({std::move(msg), offset}); }
+  void Validation(std::string msg, int32_t offset) {
+    issues.push_back({std::move(msg), offset, CheckIssue::Phase::kValidate});
+  }
 
   static Type ConstType(const Value& v) {
     if (v.Is<Null>()) return Type::Of(K::kNull);
@@ -103,6 +106,8 @@ class Checker {
   }
 
   void VisitIdent(Expr& e) {
+    // A leading dot names the root scope: `.string` is `string`.
+    if (e.name.size() > 1 && e.name[0] == '.') e.name.erase(0, 1);
     if (const Type* t = Lookup(e.name)) {
       e.type = *t;
       return;
@@ -185,7 +190,8 @@ class Checker {
         first = false;
       } else if (!mismatch && !SameLiteralType(elem, *a)) {
         // cel-go reports the first mismatch of a literal only; the literal is then dyn-typed.
-        Issue("expected type '" + elem.Name() + "' but found '" + a->type.Name() + "'", a->offset);
+        Validation("expected type '" + elem.Name() + "' but found '" + a->type.Name() + "'",
+                   a->offset);
         elem = Type::Dyn();
         mismatch = true;
       }
@@ -208,8 +214,8 @@ class Checker {
       for (auto [have, next] : {std::pair<Type*, Expr*>{&key, e.args[i].get()},
                                 std::pair<Type*, Expr*>{&val, e.args[i + 1].get()}}) {
         if (!mismatch && !SameLiteralType(*have, *next)) {
-          Issue("expected type '" + have->Name() + "' but found '" + next->type.Name() + "'",
-                next->offset);
+          Validation("expected type '" + have->Name() + "' but found '" + next->type.Name() + "'",
+                     next->offset);
           *have = Type::Dyn();
           mismatch = true;
         }
@@ -341,6 +347,7 @@ class Checker {
       return;
     }
     const std::vector<Overload>* overloads = FindFunction(fn);
+    e.overloads = overloads;
     if (overloads == nullptr) {
       Issue("undeclared reference to '" + fn + "' (in container '')", e.offset);
       e.type = Type::Dyn();
@@ -371,10 +378,20 @@ class Checker {
     e.dynamic_dispatch = results.size() > 1;
     e.overload = results.size() == 1 ? single : nullptr;
     FoldConversion(e, *overloads, &issues);
+    Precompute(e);
     if ((fn == "matches") && e.args.back()->kind == Expr::Kind::kConst &&
         e.args.back()->constant.Is<std::string>()) {
       if (!CompileRegex(e.args.back()->constant.As<std::string>())) {
-        Issue("invalid matches argument", e.args.back()->offset);
+        Validation("invalid matches argument", e.args.back()->offset);
+      }
+    }
+    // cel-go compiles a constant find()/findAll() pattern when it plans the program.
+    if ((fn == "find" || fn == "findAll") && e.has_target && e.args.size() >= 2 &&
+        e.args[1]->kind == Expr::Kind::kConst && e.args[1]->constant.Is<std::string>()) {
+      std::string why;
+      if (!CompileRegex(e.args[1]->constant.As<std::string>(), &why)) {
+        issues.push_back(
+            {"error parsing regexp: " + why, e.offset, CheckIssue::Phase::kInstantiate});
       }
     }
   }
@@ -394,7 +411,7 @@ class Checker {
       if (!ValueMatches(o.params[0], e.args[0]->constant)) continue;
       auto v = o.impl({e.args[0]->constant});
       if (!v.ok()) {
-        issues->push_back({v.error(), e.offset, /*instantiation=*/true});
+        issues->push_back({v.error(), e.offset, CheckIssue::Phase::kInstantiate});
         return;
       }
       e.kind = Expr::Kind::kConst;
@@ -402,6 +419,16 @@ class Checker {
       e.args.clear();
       return;
     }
+  }
+
+  static void Precompute(Expr& e) {
+    if (e.kind != Expr::Kind::kCall || e.overload == nullptr || e.overload->impl == nullptr) return;
+    std::vector<Value> args;
+    for (const auto& a : e.args) {
+      if (a->kind != Expr::Kind::kConst) return;
+      args.push_back(a->constant);
+    }
+    e.precomputed = std::make_shared<const Result<Value>>(e.overload->impl(args));
   }
 
   Type IndexType(Expr& e) {

@@ -15,9 +15,11 @@ namespace berth::cel {
 struct CheckIssue {
   std::string message;  // e.g. "undeclared reference to 'foo' (in container '')"
   int32_t offset = 0;
-  // Not a type error: a constant conversion that fails when cel-go plans the program
-  // ("program instantiation failed: ..."), reported only when the expression checks.
-  bool instantiation = false;
+  // cel-go reports in phases: type errors; then, only when there are none, its AST validators'
+  // (homogeneous literals, regex literals); then, only when those pass, a constant conversion
+  // that fails as the program is planned ("program instantiation failed: ...").
+  enum class Phase { kCheck, kValidate, kInstantiate };
+  Phase phase = Phase::kCheck;
 };
 
 // All issues found (empty when the expression is well-typed).

@@ -67,16 +67,19 @@ void Evaluator::Charge(uint64_t c) {
   if (cost_ > limit_) cost_exceeded_ = true;
 }
 
-Result<Value> Evaluator::CostError() const { return Error{kCostExceeded}; }
+Result<Value> Evaluator::StopError() const {
+  if (cost_exceeded_) return Error{kCostExceeded};
+  return *fatal_;
+}
 
 Result<Value> Evaluator::Eval(const Expr& e) {
-  if (cost_exceeded_) return CostError();
+  if (Stopped()) return StopError();
   switch (e.kind) {
     case Expr::Kind::kConst:
       return e.constant;
     case Expr::Kind::kIdent: {
       Charge(1);
-      if (cost_exceeded_) return CostError();
+      if (Stopped()) return StopError();
       return Lookup(e.name);
     }
     case Expr::Kind::kSelect:
@@ -99,7 +102,7 @@ Result<Value> Evaluator::Eval(const Expr& e) {
       std::optional<Error> error;
       for (const auto& a : e.args) {
         auto v = Eval(*a);
-        if (cost_exceeded_) return CostError();
+        if (Stopped()) return StopError();
         if (!v.ok()) {
           error = v.status();
           break;
@@ -107,7 +110,7 @@ Result<Value> Evaluator::Eval(const Expr& e) {
         items.push_back(std::move(*v));
       }
       if (!e.all_const) Charge(10);
-      if (cost_exceeded_) return CostError();
+      if (Stopped()) return StopError();
       if (error) return *error;
       return Value::MakeList(std::move(items));
     }
@@ -116,13 +119,13 @@ Result<Value> Evaluator::Eval(const Expr& e) {
       std::optional<Error> error;
       for (size_t i = 0; i < e.args.size() && !error; i += 2) {
         auto k = Eval(*e.args[i]);
-        if (cost_exceeded_) return CostError();
+        if (Stopped()) return StopError();
         if (!k.ok()) {
           error = k.status();
           break;
         }
         auto v = Eval(*e.args[i + 1]);
-        if (cost_exceeded_) return CostError();
+        if (Stopped()) return StopError();
         if (!v.ok()) {
           error = v.status();
           break;
@@ -137,7 +140,7 @@ Result<Value> Evaluator::Eval(const Expr& e) {
         entries.emplace_back(std::move(*k), std::move(*v));
       }
       if (!e.all_const) Charge(30);
-      if (cost_exceeded_) return CostError();
+      if (Stopped()) return StopError();
       if (error) return *error;
       return Value::MakeMap(std::move(entries));
     }
@@ -166,21 +169,21 @@ Result<Value> Evaluator::EvalAttribute(const Expr& e, bool charge_root) {
     cur = Eval(*root);
     // A relative attribute costs 1, except over a conditional (cel-go's conditionalAttribute).
     bool conditional = root->kind == Expr::Kind::kCall && root->name == "_?_:_";
-    if (charge_root && !conditional) Charge(1);
+    if (!Stopped() && charge_root && !conditional) Charge(1);
   }
-  if (cost_exceeded_) return CostError();
+  if (Stopped()) return StopError();
   if (!cur.ok()) return cur;
   for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
     const Expr& s = **it;
     if (s.kind == Expr::Kind::kSelect) {
       Charge(1);
-      if (cost_exceeded_) return CostError();
+      if (Stopped()) return StopError();
       cur = Select(*cur, s.name, false);
     } else if (s.name == "_?._" || s.name == "_[?_]") {
       Value key = s.args[1]->constant;
       if (s.name == "_[?_]") {
         auto k = Eval(*s.args[1]);
-        if (cost_exceeded_) return CostError();
+        if (Stopped()) return StopError();
         if (!k.ok()) return k;
         key = *k;
       }
@@ -194,7 +197,7 @@ Result<Value> Evaluator::EvalAttribute(const Expr& e, bool charge_root) {
                                 : Index(*base, key);
       if (found.ok()) {
         Charge(1);
-        if (cost_exceeded_) return CostError();
+        if (Stopped()) return StopError();
         cur = Value{OptionalValue{std::make_shared<const Value>(std::move(*found))}};
       } else if (found.error().starts_with("no such key") ||
                  found.error().starts_with("index out of bounds")) {
@@ -207,11 +210,19 @@ Result<Value> Evaluator::EvalAttribute(const Expr& e, bool charge_root) {
       Value key;
       if (idx.kind == Expr::Kind::kConst) {
         Charge(1);
-        if (cost_exceeded_) return CostError();
+        if (Stopped()) return StopError();
         key = idx.constant;
       } else {
         auto k = Eval(idx);
-        if (cost_exceeded_) return CostError();
+        if (Stopped()) return StopError();
+        // An index that is itself an attribute qualifies by that attribute; any other
+        // expression becomes a dynamic qualifier, which costs 1 more.
+        bool attribute = idx.kind == Expr::Kind::kIdent || IsAttributeStep(idx) ||
+                         (idx.kind == Expr::Kind::kCall && idx.name == "_?_:_");
+        if (!attribute) {
+          Charge(1);
+          if (Stopped()) return StopError();
+        }
         if (!k.ok()) return k;
         key = std::move(*k);
       }
@@ -243,7 +254,13 @@ Result<Value> Evaluator::Select(const Value& operand, const std::string& field, 
   }
   if (operand.IsMap()) {
     const MapValue& m = operand.Map();
-    const Value* v = MapFind(m, Value{field});
+    const Value* v = nullptr;
+    for (const auto& [k, val] : m.entries) {
+      if (k.Is<std::string>() && k.As<std::string>() == field) {
+        v = &val;
+        break;
+      }
+    }
     if (test_only) return Value{v != nullptr || m.missing_is_empty};
     if (v != nullptr) return *v;
     if (m.missing_is_empty) return EmptyMap();
@@ -286,7 +303,7 @@ Result<Value> Evaluator::EvalLogical(const Expr& e, bool is_and) {
   std::optional<Error> err;
   for (const auto& a : e.args) {
     auto v = Eval(*a);
-    if (cost_exceeded_) return CostError();
+    if (Stopped()) return StopError();
     if (v.ok() && v->Is<bool>()) {
       if (v->As<bool>() != is_and) return Value{!is_and};
       continue;
@@ -299,7 +316,7 @@ Result<Value> Evaluator::EvalLogical(const Expr& e, bool is_and) {
 
 Result<Value> Evaluator::EvalConditional(const Expr& e) {
   auto c = Eval(*e.args[0]);
-  if (cost_exceeded_) return CostError();
+  if (Stopped()) return StopError();
   if (!c.ok()) return c;
   if (!c->Is<bool>()) return Error{"no such overload"};
   const Expr& branch = *e.args[c->As<bool>() ? 1 : 2];
@@ -317,18 +334,26 @@ Result<Value> Evaluator::EvalCall(const Expr& e) {
   if (fn == "orValue" || fn == "or") {
     // Planned as non-strict operators by cel-go: no call cost.
     auto o = Eval(*e.args[0]);
-    if (cost_exceeded_) return CostError();
+    if (Stopped()) return StopError();
     if (!o.ok()) return o;
     if (!o->Is<OptionalValue>()) return Error{"no such overload"};
     if (o->As<OptionalValue>().value) return fn == "or" ? *o : *o->As<OptionalValue>().value;
     return Eval(*e.args[1]);
+  }
+  if (e.precomputed) {
+    std::vector<Value> consts;
+    for (const auto& a : e.args) consts.push_back(a->constant);
+    const Result<Value>& r = *e.precomputed;
+    Charge(ComputeCallCost(e.overload->cost, consts, r.ok() ? *r : Value{}));
+    if (Stopped()) return StopError();
+    return r;
   }
   std::vector<Value> args;
   args.reserve(e.args.size());
   std::optional<Error> err;
   for (const auto& a : e.args) {
     auto v = Eval(*a);
-    if (cost_exceeded_) return CostError();
+    if (Stopped()) return StopError();
     if (!v.ok()) {
       // cel-go's strict calls of three or more arguments (evalVarArgs) return the first error
       // without evaluating the rest, and so does a receiver call it dispatches at runtime; the
@@ -343,13 +368,22 @@ Result<Value> Evaluator::EvalCall(const Expr& e) {
     }
     args.push_back(std::move(*v));
   }
+  // The lists extension's sort() takes its receiver unchecked: cel-go panics on an error there
+  // and reports the panic, ending the evaluation.
+  if (fn == "sort" && e.has_target && err && &e.args[0] != nullptr && !args.empty() &&
+      args[0].Is<Null>()) {
+    fatal_ = Error{
+        "internal error: interface conversion: *types.Err is not traits.Lister: missing method "
+        "Add"};
+    return StopError();
+  }
   if (fn == "@not_strictly_false") {
     Charge(1);
-    if (cost_exceeded_) return CostError();
+    if (Stopped()) return StopError();
     if (err) return Value{true};
     return Value{!args[0].Is<bool>() || args[0].As<bool>()};
   }
-  const std::vector<Overload>* overloads = FindFunction(fn);
+  const std::vector<Overload>* overloads = e.overloads ? e.overloads : FindFunction(fn);
   const Overload* chosen = nullptr;
   if (overloads != nullptr && !err) {
     for (const Overload& o : *overloads) {
@@ -386,13 +420,13 @@ Result<Value> Evaluator::EvalCall(const Expr& e) {
     return result;
   }
   Charge(ComputeCallCost(cost, args, result.ok() ? *result : Value{}));
-  if (cost_exceeded_) return CostError();
+  if (Stopped()) return StopError();
   return result;
 }
 
 Result<Value> Evaluator::EvalComprehension(const Expr& e) {
   auto range = Eval(*e.args[0]);
-  if (cost_exceeded_) return CostError();
+  if (Stopped()) return StopError();
   if (!range.ok()) return range;
   // Iteration pairs: (element) for one variable; (index, element) or (key, value) for two.
   std::vector<std::pair<Value, Value>> pairs;
@@ -408,7 +442,7 @@ Result<Value> Evaluator::EvalComprehension(const Expr& e) {
     return Error{"got '" + GoTypeName(*range) + "', expected iterable type"};
   }
   Result<Value> accu = Eval(*e.args[1]);
-  if (cost_exceeded_) return CostError();
+  if (Stopped()) return StopError();
   vars_.emplace_back(&e.accu_var, accu);
   size_t accu_slot = vars_.size() - 1;
   for (const auto& [first, second] : pairs) {
@@ -416,19 +450,19 @@ Result<Value> Evaluator::EvalComprehension(const Expr& e) {
     if (two) vars_.emplace_back(&e.iter_var2, second);
     size_t pop = two ? 2 : 1;
     auto cond = Eval(*e.args[2]);
-    if (cost_exceeded_) return CostError();
+    if (Stopped()) return StopError();
     if (cond.ok() && cond->Is<bool>() && !cond->As<bool>()) {
       for (size_t i = 0; i < pop; ++i) vars_.pop_back();
       break;
     }
     auto next = Eval(*e.args[3]);
-    if (cost_exceeded_) return CostError();
+    if (Stopped()) return StopError();
     vars_[accu_slot].second = std::move(next);
     for (size_t i = 0; i < pop; ++i) vars_.pop_back();
   }
   auto result = Eval(*e.args[4]);
   vars_.pop_back();
-  if (cost_exceeded_) return CostError();
+  if (Stopped()) return StopError();
   return result;
 }
 

@@ -4,6 +4,7 @@
 // the tree is only read, so any number of evaluators may share it across threads.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,12 +37,16 @@ class Evaluator {
   Result<Value> Index(const Value& operand, const Value& key);
   Result<Value> Lookup(const std::string& name) const;
   void Charge(uint64_t c);
-  Result<Value> CostError() const;
+  // Evaluation stops for good (no && or || absorbs it) once the cost limit is exceeded or cel-go
+  // would have panicked (its "internal error: ..." results).
+  bool Stopped() const { return cost_exceeded_ || fatal_.has_value(); }
+  Result<Value> StopError() const;
 
   Value device_;
   uint64_t limit_;
   uint64_t cost_ = 0;
   bool cost_exceeded_ = false;
+  std::optional<Error> fatal_;
   std::vector<std::pair<const std::string*, Result<Value>>> vars_;
 };
 

@@ -1,5 +1,6 @@
 #include "cel/lexer.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -169,11 +170,20 @@ Result<std::vector<Token>> Lex(std::string_view s, LexError* error) {
         val += s[k++];
       }
       if (!closed) {
-        size_t eol = s.find_first_of("\r\n", static_cast<size_t>(t.offset));
+        // ANTLR's lexer then falls back: a prefix (r, b) is an identifier, and the error starts
+        // at the quote and runs to the end of the line.
+        if (j > i) {
+          Token prefix;
+          prefix.kind = Token::Kind::kIdent;
+          prefix.text = std::string(s.substr(i, j - i));
+          prefix.offset = static_cast<int32_t>(i);
+          prefix.length = static_cast<int32_t>(j - i);
+          out.push_back(std::move(prefix));
+        }
+        size_t eol = s.find_first_of("\r\n", j);
         std::string_view rest =
-            s.substr(static_cast<size_t>(t.offset),
-                     eol == std::string_view::npos ? std::string_view::npos : eol - t.offset);
-        note("token recognition error at: '" + std::string(rest) + "'", t.offset);
+            s.substr(j, eol == std::string_view::npos ? std::string_view::npos : eol - j);
+        note("token recognition error at: '" + std::string(rest) + "'", j);
         i = eol == std::string_view::npos ? s.size() : eol;
         continue;
       }
@@ -263,8 +273,19 @@ Result<std::vector<Token>> Lex(std::string_view s, LexError* error) {
       }
     }
     if (!found) {
-      note("token recognition error at: '" + std::string(1, c) + "'", i);
-      ++i;
+      // ANTLR reads code points: report and skip the whole UTF-8 sequence.
+      size_t n = 1;
+      unsigned char u = static_cast<unsigned char>(c);
+      if (u >= 0xF0) {
+        n = 4;
+      } else if (u >= 0xE0) {
+        n = 3;
+      } else if (u >= 0xC0) {
+        n = 2;
+      }
+      n = std::min(n, s.size() - i);
+      note("token recognition error at: '" + std::string(s.substr(i, n)) + "'", i);
+      i += n;
     }
   }
   close_last();

@@ -1,11 +1,22 @@
 #include "cel/parser.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "cel/lexer.h"
+#include "cel/macros.h"
 
 namespace berth::cel {
 namespace {
+
+using internal::Args;
+using internal::Call;
+using internal::Const;
+using internal::ExpandGlobalCall;
+using internal::ExpandMemberCall;
+using internal::Ident;
+using internal::MacroError;
+using internal::Node;
 
 constexpr int kMaxDepth = 250;  // cel-go's default parser recursion limit
 
@@ -17,6 +28,33 @@ constexpr const char* kArgStart =
     "{'[', '{', '(', ')', '.', '-', '!', 'true', 'false', 'null', NUM_FLOAT, NUM_INT, NUM_UINT, "
     "STRING, BYTES, IDENTIFIER}";
 
+// cel-go's AST builder depth: the nesting of the operations its parser visits recursively
+// (ternaries, relations, arithmetic, selects, receiver calls and macros, indexes); logical
+// operators, negations, literals, global calls and what macros make up do not count.
+int Depth(const Expr& e) {
+  int deepest = 0;
+  for (const auto& a : e.args) deepest = std::max(deepest, Depth(*a));
+  if (e.synthetic) return deepest;
+  bool counts = false;
+  switch (e.kind) {
+    case Expr::Kind::kSelect:
+    case Expr::Kind::kComprehension:
+      counts = true;
+      break;
+    case Expr::Kind::kCall: {
+      static const char* kCounted[] = {"_?_:_", "_==_", "_!=_",  "_<_", "_<=_", "_>_",
+                                       "_>=_",  "@in",  "_+_",   "_-_", "_*_",  "_/_",
+                                       "_%_",   "_[_]", "_[?_]", "_?._"};
+      counts = e.has_target;
+      for (const char* c : kCounted) counts = counts || e.name == c;
+      break;
+    }
+    default:
+      break;
+  }
+  return deepest + (counts ? 1 : 0);
+}
+
 class Parser {
  public:
   Parser(std::string_view src, std::vector<Token> toks, ParseError* error)
@@ -26,13 +64,24 @@ class Parser {
     ExprPtr e = Expression();
     if (!e) return nullptr;
     if (Peek().kind != Token::Kind::kEnd) {
-      return Fail("Syntax error: extraneous input '" + Raw(Peek()) + "' expecting <EOF>", Peek());
+      // Extraneous when deleting the token would reach the end, else a mismatch.
+      bool last = pos_ + 1 < toks_.size() && toks_[pos_ + 1].kind == Token::Kind::kEnd;
+      return Fail("Syntax error: " + std::string(last ? "extraneous" : "mismatched") + " input '" +
+                      Raw(Peek()) + "' expecting <EOF>",
+                  Peek());
     }
     return e;
   }
 
  private:
   const Token& Peek() const { return toks_[pos_]; }
+  bool CanStartExpression(size_t at) const {
+    const Token& t = toks_[std::min(at, toks_.size() - 1)];
+    if (t.kind == Token::Kind::kIdent || t.kind == Token::Kind::kLiteral) return true;
+    if (t.kind != Token::Kind::kPunct) return false;
+    return t.text == "[" || t.text == "{" || t.text == "(" || t.text == "." || t.text == "-" ||
+           t.text == "!";
+  }
   std::string Raw(const Token& t) const {
     if (t.kind == Token::Kind::kEnd) return "<EOF>";
     return std::string(src_.substr(static_cast<size_t>(t.offset), static_cast<size_t>(t.length)));
@@ -66,39 +115,12 @@ class Parser {
     return Fail("Syntax error: missing '" + std::string(p) + "'", Peek());
   }
 
-  static ExprPtr Node(Expr::Kind kind, int32_t offset) {
-    auto e = std::make_unique<Expr>();
-    e->kind = kind;
-    e->offset = offset;
-    return e;
-  }
-  static ExprPtr Call(std::string fn, int32_t offset, std::vector<ExprPtr> args,
-                      bool target = false) {
-    auto e = Node(Expr::Kind::kCall, offset);
-    e->name = std::move(fn);
-    e->args = std::move(args);
-    e->has_target = target;
-    return e;
-  }
-  static ExprPtr Ident(std::string name, int32_t offset) {
-    auto e = Node(Expr::Kind::kIdent, offset);
-    e->name = std::move(name);
-    return e;
-  }
-  static ExprPtr Const(Value v, int32_t offset) {
-    auto e = Node(Expr::Kind::kConst, offset);
-    e->constant = std::move(v);
-    return e;
-  }
-  template <typename... A>
-  static std::vector<ExprPtr> Args(A&&... a) {
-    std::vector<ExprPtr> v;
-    (v.push_back(std::forward<A>(a)), ...);
-    return v;
-  }
-
   ExprPtr Expression() {
-    if (++depth_ > kMaxDepth) return Fail("expression recursion limit exceeded", Peek());
+    // cel-go's parse-tree listener: more than 250 nested expressions (parentheses, literals,
+    // arguments). Reported without a position.
+    if (++depth_ > kMaxDepth) {
+      return Fail("expression recursion limit exceeded: 250", Token{Token::Kind::kEnd, "", {}, -1});
+    }
     ExprPtr cond = Or();
     if (cond && IsPunct("?")) {
       int32_t off = Peek().offset;
@@ -227,8 +249,13 @@ class Parser {
         bool opt = Peek().text == ".?";
         ++pos_;
         if (Peek().kind != Token::Kind::kIdent) {
-          return Fail("Syntax error: no viable alternative at input '" + Raw(toks_[pos_ - 1]) + "'",
-                      Peek());
+          // ANTLR quotes the input from the '.' through the offending token.
+          const Token& dot = toks_[pos_ - 1];
+          const Token& bad = Peek();
+          size_t end =
+              bad.kind == Token::Kind::kEnd ? dot.offset + dot.length : bad.offset + bad.length;
+          std::string text(src_.substr(dot.offset, end - dot.offset));
+          return Fail("Syntax error: no viable alternative at input '" + text + "'", bad);
         }
         Token id = Peek();
         ++pos_;
@@ -265,23 +292,34 @@ class Parser {
   }
 
   // Parses comma-separated expressions up to `close` (consumed); false on error.
+  // CEL.g4: list literals may end with a comma (even `[,]`); call arguments may not.
   bool ExprList(std::string_view close, std::vector<ExprPtr>* out) {
     if (Accept(close)) return true;
-    if (close == ")") call_args_at_ = pos_;
+    bool literal = close != ")";
+    if (literal && Accept(",")) {
+      if (Accept(close)) return true;
+      Mismatched("'" + std::string(close) + "'");
+      return false;
+    }
+    if (!literal) call_args_at_ = pos_;
     while (true) {
       ExprPtr a = Expression();
       if (!a) return false;
       out->push_back(std::move(a));
       if (Accept(close)) return true;
       if (!Accept(",")) {
-        if (close == ")") {
+        if (!literal) {
           Missing(")");
         } else {
           Mismatched("{'" + std::string(close) + "', ','}");
         }
         return false;
       }
-      if (Accept(close)) return true;  // trailing comma
+      if (literal && Accept(close)) return true;  // trailing comma
+      if (literal && IsPunct(",")) {
+        Mismatched("'" + std::string(close) + "'");
+        return false;
+      }
     }
   }
 
@@ -328,7 +366,9 @@ class Parser {
     if (IsPunct("{")) {
       auto e = Node(Expr::Kind::kMap, t.offset);
       ++pos_;
-      if (!Accept("}")) {
+      if (Accept(",")) {
+        if (!Accept("}")) return Mismatched("'}'");
+      } else if (!Accept("}")) {
         while (true) {
           ExprPtr k = Expression();
           if (!k) return nullptr;
@@ -340,22 +380,19 @@ class Parser {
           if (Accept("}")) break;
           if (!Accept(",")) return Mismatched("{'}', ','}");
           if (Accept("}")) break;
+          if (IsPunct(",")) return Mismatched("'}'");
         }
       }
       return Finish(std::move(e));
     }
-    // ANTLR reports a token that cannot start an expression as mismatched when it closes
-    // something (or is the end), and as extraneous otherwise (an operator, or the end right
-    // after '!').
+    // ANTLR deletes a single unexpected token when the one after it could start the expression
+    // ("extraneous input"), and otherwise reports a mismatch; at the end of the input it reports
+    // a mismatch, except right after '!'.
     const char* expecting = pos_ == call_args_at_ ? kArgStart : kExprStart;
-    bool closes =
-        t.kind == Token::Kind::kEnd ||
-        (t.kind == Token::Kind::kPunct &&
-         (t.text == ")" || t.text == "]" || t.text == "}" || t.text == "," || t.text == ":"));
     bool after_not =
         pos_ > 0 && toks_[pos_ - 1].kind == Token::Kind::kPunct && toks_[pos_ - 1].text == "!";
-    std::string kind =
-        closes && !(t.kind == Token::Kind::kEnd && after_not) ? "mismatched" : "extraneous";
+    bool extraneous = t.kind == Token::Kind::kEnd ? after_not : CanStartExpression(pos_ + 1);
+    std::string kind = extraneous ? "extraneous" : "mismatched";
     return Fail("Syntax error: " + kind + " input '" + Raw(t) + "' expecting " + expecting, t);
   }
 
@@ -370,115 +407,18 @@ class Parser {
     return e;
   }
 
+  // Macro expansion lives in macros.cc; its errors become this parser's.
   ExprPtr GlobalCall(const std::string& fn, int32_t off, std::vector<ExprPtr> args) {
-    if (fn == "has" && args.size() == 1) {
-      if (args[0]->kind != Expr::Kind::kSelect) {
-        return Fail("invalid argument to has() macro",
-                    Token{Token::Kind::kEnd, "", {}, args[0]->offset});
-      }
-      args[0]->test_only = true;
-      args[0]->offset = off;  // cel-go reports has()'s errors at the macro
-      return std::move(args[0]);
-    }
-    return Call(fn, off, std::move(args));
-  }
-
-  ExprPtr Comprehension(int32_t off, std::string iter, ExprPtr range, std::string accu,
-                        ExprPtr init, ExprPtr cond, ExprPtr step, ExprPtr result) {
-    auto e = Node(Expr::Kind::kComprehension, off);
-    e->iter_var = std::move(iter);
-    e->accu_var = std::move(accu);
-    e->args = Args(std::move(range), std::move(init), std::move(cond), std::move(step),
-                   std::move(result));
+    MacroError err;
+    ExprPtr e = ExpandGlobalCall(fn, off, std::move(args), &err);
+    if (!e) return Fail(err.message, Token{Token::Kind::kEnd, "", {}, err.offset});
     return e;
   }
-
   ExprPtr MemberCall(const std::string& fn, int32_t off, std::vector<ExprPtr> args) {
-    const size_t n = args.size() - 1;  // without the target
-    bool macro =
-        ((fn == "all" || fn == "exists" || fn == "exists_one" || fn == "filter") && n == 2) ||
-        (fn == "map" && (n == 2 || n == 3));
-    // cel.bind(var, init, expr)
-    if (fn == "bind" && n == 3 && args[0]->kind == Expr::Kind::kIdent && args[0]->name == "cel") {
-      if (args[1]->kind != Expr::Kind::kIdent) {
-        return Fail("cel.bind() variable names must be simple identifiers",
-                    Token{Token::Kind::kEnd, "", {}, args[1]->offset});
-      }
-      std::string var = args[1]->name;
-      auto range = Node(Expr::Kind::kList, off);
-      range->all_const = true;
-      return Comprehension(off, "#unused", std::move(range), var, std::move(args[2]),
-                           Const(Value{false}, off), Ident(var, off), std::move(args[3]));
-    }
-    // The two-variable comprehensions extension: all/exists/existsOne(k, v, p) and
-    // transformList(k, v, [filter,] f) expand like their one-variable forms with a second
-    // iteration variable bound to the element (lists) or value (maps).
-    bool two_var =
-        ((fn == "all" || fn == "exists" || fn == "existsOne" || fn == "exists_one") && n == 3) ||
-        (fn == "transformList" && (n == 3 || n == 4));
-    if (two_var) {
-      if (args[1]->kind != Expr::Kind::kIdent || args[2]->kind != Expr::Kind::kIdent) {
-        return Fail("argument must be a simple name",
-                    Token{Token::Kind::kEnd,
-                          "",
-                          {},
-                          args[args[1]->kind != Expr::Kind::kIdent ? 1 : 2]->offset});
-      }
-      std::string second = args[2]->name;
-      args.erase(args.begin() + 2);
-      std::string one_var = fn == "transformList" ? "map" : (fn == "existsOne" ? "exists_one" : fn);
-      ExprPtr e = MemberCall(one_var, off, std::move(args));
-      if (e) e->iter_var2 = second;
-      return e;
-    }
-    if (!macro) return Call(fn, off, std::move(args), /*target=*/true);
-    if (args[1]->kind != Expr::Kind::kIdent) {
-      return Fail("argument must be a simple name",
-                  Token{Token::Kind::kEnd, "", {}, args[1]->offset});
-    }
-    std::string v = args[1]->name;
-    const std::string r = "@result";
-    ExprPtr range = std::move(args[0]);
-    auto result_ident = [&] { return Ident(r, off); };
-    if (fn == "all" || fn == "exists") {
-      bool all = fn == "all";
-      ExprPtr cond = all ? result_ident() : Call("!_", off, Args(result_ident()));
-      cond = Call("@not_strictly_false", off, Args(std::move(cond)));
-      ExprPtr step = Call(all ? "_&&_" : "_||_", off, Args(result_ident(), std::move(args[2])));
-      return Comprehension(off, v, std::move(range), r, Const(Value{all}, off), std::move(cond),
-                           std::move(step), result_ident());
-    }
-    if (fn == "exists_one") {
-      ExprPtr step =
-          Call("_?_:_", off,
-               Args(std::move(args[2]),
-                    Call("_+_", off, Args(result_ident(), Const(Value{int64_t{1}}, off))),
-                    result_ident()));
-      ExprPtr result = Call("_==_", off, Args(result_ident(), Const(Value{int64_t{1}}, off)));
-      return Comprehension(off, v, std::move(range), r, Const(Value{int64_t{0}}, off),
-                           Const(Value{true}, off), std::move(step), std::move(result));
-    }
-    // map(x, f), map(x, p, f), filter(x, p): append to a list accumulator.
-    auto empty = Node(Expr::Kind::kList, off);
-    empty->all_const = true;
-    ExprPtr elem;
-    ExprPtr pred;
-    if (fn == "filter") {
-      elem = Ident(v, off);
-      pred = std::move(args[2]);
-    } else if (n == 3) {
-      pred = std::move(args[2]);
-      elem = std::move(args[3]);
-    } else {
-      elem = std::move(args[2]);
-    }
-    auto one = Node(Expr::Kind::kList, off);
-    one->args.push_back(std::move(elem));
-    one->all_const = false;  // never folded: it holds the iteration variable or a call
-    ExprPtr step = Call("_+_", off, Args(result_ident(), std::move(one)));
-    if (pred) step = Call("_?_:_", off, Args(std::move(pred), std::move(step), result_ident()));
-    return Comprehension(off, v, std::move(range), r, std::move(empty), Const(Value{true}, off),
-                         std::move(step), result_ident());
+    MacroError err;
+    ExprPtr e = ExpandMemberCall(fn, off, std::move(args), &err);
+    if (!e) return Fail(err.message, Token{Token::Kind::kEnd, "", {}, err.offset});
+    return e;
   }
 
   std::string_view src_;
@@ -492,6 +432,13 @@ class Parser {
 }  // namespace
 
 ExprPtr Parse(std::string_view src, std::vector<ParseError>* errors) {
+  // cel-go's parser refuses sources of more than 100,000 code points outright.
+  if (uint64_t size = CodePoints(src); size > 100000) {
+    errors->push_back({"expression code point size exceeds limit: size: " + std::to_string(size) +
+                           ", limit 100000",
+                       -1});
+    return nullptr;
+  }
   LexError lex_error;
   auto toks = Lex(src, &lex_error);
   if (!lex_error.message.empty()) {
@@ -502,6 +449,11 @@ ExprPtr Parse(std::string_view src, std::vector<ParseError>* errors) {
   Parser p(src, std::move(*toks), &parse_error);
   ExprPtr e = p.ParseAll();
   if (!parse_error.message.empty()) errors->push_back(parse_error);
+  // cel-go's AST builder: operations nested more than 250 deep ("1 + 1 + ... + 1", long select
+  // chains). Reported without a position.
+  if (e && errors->empty() && Depth(*e) > kMaxDepth) {
+    errors->push_back({"max recursion depth exceeded", -1});
+  }
   if (!errors->empty()) return nullptr;
   return e;
 }

@@ -8,6 +8,7 @@ namespace {
 
 constexpr const char* kFormat =
     "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+constexpr const char* kSuffix = "unable to parse quantity's suffix";
 constexpr __int128 kLimit = static_cast<__int128>(1) << 120;  // headroom for one multiplication
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
@@ -129,16 +130,28 @@ Result<Quantity> Quantity::Parse(std::string_view text) {
       if (!digits.empty() || s[i] != '0') digits += s[i];
     }
   }
-  if (int_len == 0 && frac_len == 0) return Error{kFormat};
+  // As parseQuantityString: the number may be empty ("Gi" and "." are zero); the suffix is
+  // letters of "eEinumkKMGTP", an optional sign and digits, and nothing may follow. A suffix of
+  // that shape that is not a known one is upstream's ErrSuffix.
+  if (text.empty()) return Error{kFormat};
+  std::string_view suffix = s.substr(i);
+  size_t j = 0;
+  while (j < suffix.size() &&
+         std::string_view("eEinumkKMGTP").find(suffix[j]) != std::string_view::npos) {
+    ++j;
+  }
+  if (j < suffix.size() && (suffix[j] == '+' || suffix[j] == '-')) ++j;
+  while (j < suffix.size() && IsDigit(suffix[j])) ++j;
+  if (j < suffix.size()) return Error{kFormat};
   int64_t exp10 = 0;
   int pow1024 = 0;
-  if (!ParseSuffix(s.substr(i), &exp10, &pow1024)) return Error{kFormat};
+  if (!ParseSuffix(suffix, &exp10, &pow1024)) return Error{kSuffix};
   // Trailing zeros of the fraction carry no value; drop them so the digit count stays small.
   while (frac_len > 0 && !digits.empty() && digits.back() == '0' && digits.size() > int_len) {
     digits.pop_back();
     --frac_len;
   }
-  if (digits.empty()) return Quantity{};
+  if (digits.empty()) return ParseShape(text, Quantity{});  // zero, in the form its text gives
   if (digits.size() > 36) return Error{kFormat};
 
   // nanos = digits * 10^(exp10 - frac_len + 9) * 1024^pow1024, rounded away from zero.
@@ -209,7 +222,8 @@ Result<Quantity> ParseShape(std::string_view str, Quantity q) {
     scale -= static_cast<int64_t>(denom.size());
     if (scale >= -9) {
       int64_t value = 0;
-      for (char c : num + denom) value = value * 10 + (c - '0');
+      for (char c : num) value = value * 10 + (c - '0');
+      for (char c : denom) value = value * 10 + (c - '0');
       int64_t result;
       if (!__builtin_mul_overflow(value, mantissa, &result)) {
         q.fast = true;

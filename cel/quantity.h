@@ -27,8 +27,9 @@ struct Quantity {
   bool boxed = false;
 
   // apimachinery's grammar (<signedNumber><suffix>); fractions finer than 1n round away from
-  // zero. The only error is upstream's format message ("quantities must match the regular
-  // expression ..."); values beyond ±1.7e29 units are reported the same way.
+  // zero. Errors carry upstream's texts: "quantities must match the regular expression ..." or
+  // "unable to parse quantity's suffix"; values beyond ±1.7e29 units (which upstream holds) are
+  // reported as the former.
   static Result<Quantity> Parse(std::string_view text);
   // A capacity (exact to the milli-unit): whole units when integral, else milli-units.
   static Quantity FromApi(const api::Quantity& q);

@@ -73,6 +73,17 @@ TEST(CelTest, CompileErrors) {
             "program instantiation failed: type conversion error from 'string' to 'int'");
 }
 
+TEST(CelTest, ValidatorsReportOnlyWhenTypesCheck) {
+  // Mixed literal types are a validator error, reported only without type errors (as cel-go).
+  EXPECT_EQ(Compile("[1, 'a'].size() == 2").error(),
+            "compilation failed: ERROR: <input>:1:5: expected type 'int' but found 'string'\n"
+            " | [1, 'a'].size() == 2\n | ....^");
+  EXPECT_EQ(
+      Compile("[1, 'a'].size() == 'x'").error(),
+      "compilation failed: ERROR: <input>:1:17: found no matching overload for '_==_' applied "
+      "to '(int, string)'\n | [1, 'a'].size() == 'x'\n | ................^");
+}
+
 TEST(CelTest, ResultMustBeBool) {
   auto p = Compile(R"(device.attributes["gpu.example.com"].model)");
   ASSERT_TRUE(p.ok());  // dyn is allowed at compile time
@@ -99,6 +110,29 @@ TEST(CelTest, CostLimit) {
   ASSERT_FALSE(r.ok());
   EXPECT_TRUE(stats.cost_limit_exceeded);
   EXPECT_EQ(r.error(), "operation cancelled: actual cost limit exceeded");
+}
+
+TEST(CelTest, PreparedDeviceGivesTheSameAnswers) {
+  auto prepared = Prepare(Gpu());
+  ASSERT_TRUE(prepared.ok());
+  for (const char* expr :
+       {R"(device.attributes["gpu.example.com"].cores > 100)",
+        R"(device.attributes["gpu.example.com"].nope == 1)",
+        R"(device.capacity["gpu.example.com"].memory.isLessThan(quantity("1Gi")))"}) {
+    auto p = Compile(expr);
+    ASSERT_TRUE(p.ok());
+    EvalStats a, b;
+    auto x = p->Evaluate(Gpu(), &a);
+    auto y = p->Evaluate(*prepared, &b);
+    EXPECT_EQ(x.ok(), y.ok()) << expr;
+    if (x.ok() && y.ok()) {
+      EXPECT_EQ(*x, *y) << expr;
+    }
+    EXPECT_EQ(a.cost, b.cost) << expr;
+  }
+  Device bad = Gpu();
+  bad.attributes["driverVersion"] = VersionText{"v1"};
+  EXPECT_FALSE(Prepare(bad).ok());
 }
 
 TEST(CelTest, ProgramIsShareableAcrossThreads) {

@@ -77,7 +77,7 @@ TEST(CheckerTest, FoldsConstantConversions) {
   EXPECT_EQ(k.root->constant.As<int64_t>(), 12);
   k = MustCheck("uint(-1)");
   ASSERT_EQ(k.issues.size(), 1u);
-  EXPECT_TRUE(k.issues[0].instantiation);
+  EXPECT_EQ(k.issues[0].phase, CheckIssue::Phase::kInstantiate);
   EXPECT_EQ(k.issues[0].message, "unsigned integer overflow");
 }
 

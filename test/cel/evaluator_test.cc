@@ -98,6 +98,15 @@ TEST(EvaluatorTest, LogicalOperatorsAbsorbErrors) {
   EXPECT_TRUE(Evaluate("[0, 1].exists(x, 1 / x > 0)").value->As<bool>());
 }
 
+TEST(EvaluatorTest, SortOfAnErrorEndsTheEvaluation) {
+  // cel-go's sort() panics on an error receiver; no || absorbs the reported panic.
+  Outcome r = Evaluate(R"([1, int(device.attributes["x"].y)].sort()[0] == 1 || true)");
+  ASSERT_FALSE(r.value.ok());
+  EXPECT_EQ(
+      r.value.error(),
+      "internal error: interface conversion: *types.Err is not traits.Lister: missing method Add");
+}
+
 TEST(EvaluatorTest, CostLimit) {
   Outcome r = Evaluate(
       "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(a, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].all(b, a + b > 0))",

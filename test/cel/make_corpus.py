@@ -158,6 +158,15 @@ quantity("1k") == quantity("1000")
 quantity("1.5").isInteger()
 quantity("500m").asApproximateFloat() < 1.0
 quantity("bogus") == quantity("1")
+quantity("Gi") == quantity("0")
+quantity("000m").isInteger()
+quantity("0").isInteger()
+quantity("0.0").isInteger()
+quantity(".") == quantity("0")
+quantity("1K") == quantity("1k")
+quantity("1e") == quantity("1")
+"a1b2".findAll("[0-9]+[").size() == 2
+type(1) == .int
 quantity("1Qi").sign() == 1
 isQuantity("10Gi") && !isQuantity("10 Gi")
 isQuantity("1e3")
@@ -435,6 +444,11 @@ EXTRA = [
      {"driver": "d.example.com", "attributes": {"a": {"int": 1}, "x.example.com/a": {"int": 2}}}),
     ("device.attributes[\"x.example.com\"].a == 2 && device.attributes[\"d.example.com\"].a == 1",
      {"driver": "d.example.com", "attributes": {"a": {"int": 1}, "x.example.com/a": {"int": 2}}}),
+    # A name splits at its first '/': domain "a.example.com", id "b/c".
+    ("device.attributes[\"a.example.com\"][\"b/c\"] == 1",
+     {"driver": "d.example.com", "attributes": {"a.example.com/b/c": {"int": 1}}}),
+    ("device.capacity[\"a.example.com\"][\"b/c\"].isInteger()",
+     {"driver": "d.example.com", "capacity": {"a.example.com/b/c": {"value": "3"}}}),
     # A device without a driver: bare names land in the "" domain.
     ("device.attributes[\"\"].a == 1", {"driver": "", "attributes": {"a": {"int": 1}}}),
     ("device.allowMultipleAllocations", {"driver": "m.example.com", "allowMultipleAllocations": False}),
@@ -458,6 +472,11 @@ def main():
             if any(m in raw for m in UNORDERED):
                 case["unordered"] = True
             lines.append(json.dumps(case, ensure_ascii=False))
+    # Recursion limits: 250 nested expressions, and operations nested 250 deep.
+    for expr in ["(" * 249 + "true" + ")" * 249, "(" * 250 + "true" + ")" * 250,
+                 " + ".join(["1"] * 250) + " > 0", " + ".join(["1"] * 251) + " > 0",
+                 "device" + ".driver" * 250 + " == 1", "[" * 250 + "]" * 250 + " == []"]:
+        lines.append(json.dumps({"expr": expr, "device": GPU}, ensure_ascii=False))
     for expr, dev in EXTRA:
         lines.append(json.dumps({"expr": expr, "device": dev}, ensure_ascii=False))
     with open(os.path.join(here, "corpus.jsonl"), "w", encoding="utf-8") as f:

@@ -103,6 +103,23 @@ TEST(ParserTest, SyntaxErrorsReadLikeAntlr) {
   }
 }
 
+TEST(ParserTest, RecursionAndSizeLimits) {
+  ParseError err;
+  EXPECT_NE(Parse(std::string(249, '(') + "1" + std::string(249, ')'), &err), nullptr);
+  EXPECT_EQ(Parse(std::string(250, '(') + "1" + std::string(250, ')'), &err), nullptr);
+  EXPECT_EQ(err.message, "expression recursion limit exceeded: 250");
+  EXPECT_EQ(err.offset, -1);
+
+  std::string sum = "1";
+  for (int i = 0; i < 250; ++i) sum += " + 1";
+  EXPECT_NE(Parse(sum, &err), nullptr);  // 250 additions
+  EXPECT_EQ(Parse(sum + " + 1", &err), nullptr);
+  EXPECT_EQ(err.message, "max recursion depth exceeded");
+
+  EXPECT_EQ(Parse("'" + std::string(100000, 'x') + "'", &err), nullptr);
+  EXPECT_EQ(err.message, "expression code point size exceeds limit: size: 100002, limit 100000");
+}
+
 TEST(ParserTest, Errors) {
   ParseError err;
   EXPECT_EQ(Parse("1 +", &err), nullptr);

@@ -25,8 +25,11 @@ const char* kInts[] = {"0",
                        "4611686018427387904"};
 const char* kVersions[] = {"\"1.2.3\"", "\"2.0.0-beta.1\"", "\"1.10.0\"", "\"0.0.1-rc.2+b\"",
                            "\"2.0.0\""};
-const char* kQuantities[] = {"\"40Gi\"", "\"300\"", "\"1500m\"", "\"8\"",
-                             "\"10G\"",  "\"0\"",   "\"-1k\""};
+const char* kQuantities[] = {"\"40Gi\"", "\"300\"", "\"1500m\"", "\"8\"",     "\"10G\"",
+                             "\"0\"",    "\"-1k\"", "\"1.0\"",   "\"1000m\"", "\"0.5Ki\"",
+                             "\"1u\"",   "\"1n\"",  "\"2E\"",    "\"1e3\"",   "\"-1.5k\""};
+const char* kRegexes[] = {"\"^a\"", "\"(?i)A1\"",  "\"[0-9]+\"", "\"example\\\\.com$\"",
+                          "\"^$\"", "\"(a|g)p?u\""};
 
 template <size_t N>
 std::string From(const char* (&arr)[N], int i) {
@@ -36,7 +39,7 @@ std::string From(const char* (&arr)[N], int i) {
 }  // namespace
 
 std::string RandomExpr::Bool(int depth) {
-  int n = depth <= 0 ? 4 : 19;
+  int n = depth <= 0 ? 4 : 30;
   switch (Pick(n)) {
     case 0:
       return Pick(2) ? "true" : "false";
@@ -94,13 +97,40 @@ std::string RandomExpr::Bool(int depth) {
     case 17:
       return "device.attributes[\"" + From(kDomains, Pick(4)) + "\"].?" +
              From(kBoolAttrs, Pick(2)) + ".orValue(" + Bool(depth - 1) + ")";
+    case 19:
+      return "quantity(" + From(kQuantities, Pick(15)) + ").isInteger()";
+    case 20: {
+      const char* ops[] = {"==", "<", ">="};
+      return "quantity(" + From(kQuantities, Pick(15)) + ").compareTo(quantity(" +
+             From(kQuantities, Pick(15)) + ")) " + ops[Pick(3)] + " " + std::to_string(Pick(3) - 1);
+    }
+    case 21:
+      return "device.attributes[\"" + From(kDomains, Pick(4)) + "\"].?" +
+             From(kStringAttrs, Pick(4)) + ".hasValue()";
+    case 22:
+      return "[" + Int(depth - 1) + ", " + Int(depth - 1) + "].exists(i, v, i < v)";
+    case 23:
+      return "[" + Int(depth - 1) + ", " + Int(depth - 1) + ", " + Int(depth - 1) +
+             "].sort()[0] <= " + Int(depth - 1);
+    case 24:
+      return "sets.intersects([" + Int(depth - 1) + "], [" + Int(depth - 1) + ", 1])";
+    case 25:
+      return "{" + String(depth - 1) + ": " + Int(depth - 1) + "}[" + String(depth - 1) + "] == 1";
+    case 26:
+      return String(depth - 1) + ".matches(" + From(kRegexes, Pick(6)) + ")";
+    case 27:
+      return "[" + String(depth - 1) + ", " + String(depth - 1) + "].includes(" +
+             String(depth - 1) + ")";
+    case 28:
+      return "quantity(" + From(kQuantities, Pick(15)) + ").add(" + Int(depth - 1) +
+             ").isGreaterThan(quantity(" + From(kQuantities, Pick(15)) + "))";
     default:
       return "isSemver(" + String(depth - 1) + ")";
   }
 }
 
 std::string RandomExpr::Int(int depth) {
-  int n = depth <= 0 ? 3 : 12;
+  int n = depth <= 0 ? 3 : 15;
   switch (Pick(n)) {
     case 0:
       return From(kInts, Pick(10));
@@ -127,13 +157,19 @@ std::string RandomExpr::Int(int depth) {
       return "int(" + String(depth - 1) + ")";
     case 10:
       return "semver(" + From(kVersions, Pick(5)) + ")." + (Pick(2) ? "major()" : "minor()");
+    case 11:
+      return String(depth - 1) + ".lastIndexOf(" + String(depth - 1) + ")";
+    case 12:
+      return "[" + Int(depth - 1) + ", " + Int(depth - 1) + "].reverse()[0]";
+    case 13:
+      return "quantity(" + From(kQuantities, Pick(15)) + ").asInteger()";
     default:
       return "-" + Int(depth - 1);
   }
 }
 
 std::string RandomExpr::String(int depth) {
-  int n = depth <= 0 ? 3 : 10;
+  int n = depth <= 0 ? 3 : 12;
   switch (Pick(n)) {
     case 0:
       return From(kStrings, Pick(9));
@@ -154,6 +190,10 @@ std::string RandomExpr::String(int depth) {
       return "string(" + Int(depth - 1) + ")";
     case 8:
       return String(depth - 1) + ".replace(\"" + (Pick(2) ? "-" : "a") + "\", \"_\")";
+    case 10:
+      return String(depth - 1) + ".trim()";
+    case 11:
+      return String(depth - 1) + ".split(\".\")[0]";
     default:
       return "[" + String(depth - 1) + ", \"x\"].join(\"/\")";
   }
