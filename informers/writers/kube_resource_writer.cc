@@ -1,4 +1,5 @@
-// KubeApiWriter's dynamic resource allocation writes: PUT resourceclaims/{name}/status.
+// KubeApiWriter's dynamic resource allocation calls on resourceclaims: GET, the finalizer patch,
+// PUT .../status and the reservation patch.
 
 #include "api/decode.h"
 #include "api/encode_resource.h"
@@ -7,43 +8,115 @@
 #include "informers/writers/kube_writer.h"
 
 namespace berth::writers {
+namespace {
 
-Result<api::ResourceClaim> KubeApiWriter::UpdateResourceClaimStatus(
-    const api::ResourceClaim& claim) {
-  const std::string key = claim.metadata.namespace_ + "/" + claim.metadata.name;
-  const std::string what = "PUT resourceclaims " + key + "/status";
-  client::Request req;
-  req.method = "PUT";
-  req.path = "/apis/resource.k8s.io/v1/namespaces/" + claim.metadata.namespace_ +
-             "/resourceclaims/" + claim.metadata.name + "/status";
-  req.body = api::json::ToJson(api::EncodeResourceClaimStatusUpdate(claim));
-  auto resp = client_.Do(req);
-  if (!resp.ok()) return Error{what + ": " + resp.error(), ErrorCode::kUnavailable};
-  auto body = api::json::ParseJson(resp->body);
-  if (resp->status == 200) {
-    if (!body.ok()) return Error{what + ": reply: " + body.error(), ErrorCode::kInternal};
-    auto stored = api::DecodeResourceClaim(*body);
-    if (!stored.ok()) return Error{what + ": reply: " + stored.error(), ErrorCode::kInternal};
-    BERTH_LOG(2) << "updated status of ResourceClaim " << key << " (resourceVersion "
-                 << stored->metadata.resource_version << ")";
-    return std::move(*stored);
-  }
-  std::string msg = resp->body.substr(0, 512);
+std::string ClaimPath(const std::string& ns, const std::string& name) {
+  return "/apis/resource.k8s.io/v1/namespaces/" + ns + "/resourceclaims/" + name;
+}
+
+// The error of a refused request: the API server's message, with a code saying what to do.
+Error Refused(const std::string& what, const client::Response& resp,
+              const Result<api::Value>& body) {
+  std::string msg = resp.body.substr(0, 512);
   if (body.ok()) {
     if (const api::Value* m = body->Find("message"); m != nullptr && m->IsString()) {
       msg = m->AsString();
     }
   }
-  BERTH_LOG(1) << what << " failed: HTTP " << resp->status << " " << msg;
+  BERTH_LOG(1) << what << " failed: HTTP " << resp.status << " " << msg;
   ErrorCode code = ErrorCode::kInvalid;
-  if (resp->status == 409) {
+  if (resp.status == 409) {
     code = ErrorCode::kConflict;
-  } else if (resp->status == 404) {
+  } else if (resp.status == 404) {
     code = ErrorCode::kNotFound;
-  } else if (resp->status == 429 || resp->status >= 500) {
+  } else if (resp.status == 429 || resp.status >= 500) {
     code = ErrorCode::kUnavailable;
   }
-  return Error{what + ": HTTP " + std::to_string(resp->status) + ": " + msg, code};
+  return Error{what + ": HTTP " + std::to_string(resp.status) + ": " + msg, code};
+}
+
+// Sends `req` and decodes the ResourceClaim the API server answers with.
+Result<api::ResourceClaim> ClaimCall(client::KubeClient& client, const client::Request& req,
+                                     const std::string& what) {
+  auto resp = client.Do(req);
+  if (!resp.ok()) return Error{what + ": " + resp.error(), ErrorCode::kUnavailable};
+  auto body = api::json::ParseJson(resp->body);
+  if (resp->status != 200) return Refused(what, *resp, body);
+  if (!body.ok()) return Error{what + ": reply: " + body.error(), ErrorCode::kInternal};
+  auto stored = api::DecodeResourceClaim(*body);
+  if (!stored.ok()) return Error{what + ": reply: " + stored.error(), ErrorCode::kInternal};
+  return std::move(*stored);
+}
+
+}  // namespace
+
+Result<api::ResourceClaim> KubeApiWriter::UpdateResourceClaimStatus(
+    const api::ResourceClaim& claim) {
+  const std::string key = claim.metadata.namespace_ + "/" + claim.metadata.name;
+  client::Request req;
+  req.method = "PUT";
+  req.path = ClaimPath(claim.metadata.namespace_, claim.metadata.name) + "/status";
+  req.body = api::json::ToJson(api::EncodeResourceClaimStatusUpdate(claim));
+  auto stored = ClaimCall(client_, req, "PUT resourceclaims " + key + "/status");
+  if (stored.ok()) {
+    BERTH_LOG(2) << "updated status of ResourceClaim " << key << " (resourceVersion "
+                 << stored->metadata.resource_version << ")";
+  }
+  return stored;
+}
+
+Result<api::ResourceClaim> KubeApiWriter::GetResourceClaim(const std::string& ns,
+                                                           const std::string& name) {
+  client::Request req;
+  req.path = ClaimPath(ns, name);
+  return ClaimCall(client_, req, "GET resourceclaims " + ns + "/" + name);
+}
+
+Result<api::ResourceClaim> KubeApiWriter::SetResourceClaimFinalizers(
+    const api::ResourceClaim& claim) {
+  api::Value finalizers = api::Value::MakeArray();
+  for (const auto& f : claim.finalizers) finalizers.Push(api::Value::String(f));
+  api::Value meta = api::Value::MakeObject();
+  if (!claim.metadata.resource_version.empty()) {
+    meta.Set("resourceVersion", api::Value::String(claim.metadata.resource_version));
+  }
+  meta.Set("finalizers", std::move(finalizers));
+  api::Value patch = api::Value::MakeObject();
+  patch.Set("metadata", std::move(meta));
+  client::Request req;
+  req.method = "PATCH";
+  req.path = ClaimPath(claim.metadata.namespace_, claim.metadata.name);
+  req.content_type = "application/merge-patch+json";
+  req.body = api::json::ToJson(patch);
+  return ClaimCall(client_, req,
+                   "PATCH resourceclaims " + claim.metadata.namespace_ + "/" + claim.metadata.name);
+}
+
+Ok KubeApiWriter::RemoveResourceClaimReservation(const api::ResourceClaim& claim,
+                                                 const std::string& pod_uid) {
+  // {"metadata": {"uid": <claim>}, "status": {"reservedFor": [{"$patch": "delete", "uid": <pod>}]}}
+  api::Value entry = api::Value::MakeObject();
+  entry.Set("$patch", api::Value::String("delete"));
+  entry.Set("uid", api::Value::String(pod_uid));
+  api::Value reserved = api::Value::MakeArray();
+  reserved.Push(std::move(entry));
+  api::Value status = api::Value::MakeObject();
+  status.Set("reservedFor", std::move(reserved));
+  api::Value meta = api::Value::MakeObject();
+  meta.Set("uid", api::Value::String(claim.metadata.uid));
+  api::Value patch = api::Value::MakeObject();
+  patch.Set("metadata", std::move(meta));
+  patch.Set("status", std::move(status));
+  client::Request req;
+  req.method = "PATCH";
+  req.path = ClaimPath(claim.metadata.namespace_, claim.metadata.name) + "/status";
+  req.content_type = "application/strategic-merge-patch+json";
+  req.body = api::json::ToJson(patch);
+  auto stored = ClaimCall(
+      client_, req,
+      "PATCH resourceclaims " + claim.metadata.namespace_ + "/" + claim.metadata.name + "/status");
+  if (!stored.ok() && stored.code() != ErrorCode::kNotFound) return stored.status();
+  return {};
 }
 
 }  // namespace berth::writers

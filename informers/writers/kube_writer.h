@@ -64,6 +64,11 @@ class KubeApiWriter final : public framework::ApiWriter {
   // kNotFound (404), kUnavailable (no answer, 429, 5xx), kInvalid (anything else), kInternal (a
   // reply that does not decode).
   Result<api::ResourceClaim> UpdateResourceClaimStatus(const api::ResourceClaim& claim) override;
+  Result<api::ResourceClaim> GetResourceClaim(const std::string& ns,
+                                              const std::string& name) override;
+  Result<api::ResourceClaim> SetResourceClaimFinalizers(const api::ResourceClaim& claim) override;
+  Ok RemoveResourceClaimReservation(const api::ResourceClaim& claim,
+                                    const std::string& pod_uid) override;
   // reportingInstance of the events this writer records (default "berth-scheduler").
   void set_reporting_instance(std::string instance) { instance_ = std::move(instance); }
 

@@ -107,7 +107,7 @@ Result<ClaimPtr> DynamicResources::BindClaim(CycleData& data, size_t index,
       }
       if (!HasFinalizer(claim)) {
         claim.finalizers.push_back(api::kResourceClaimFinalizer);
-        auto updated = writer.UpdateResourceClaim(claim);
+        auto updated = writer.SetResourceClaimFinalizers(claim);
         if (!updated.ok()) {
           if (updated.code() == ErrorCode::kConflict && attempt + 1 < kConflictAttempts) continue;
           return updated.status().Wrap("add finalizer to claim " + ref);

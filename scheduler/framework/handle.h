@@ -81,6 +81,24 @@ class ApiWriter {
   virtual Result<api::ResourceClaim> UpdateResourceClaimStatus(const api::ResourceClaim& claim) {
     return Error{"this API writer cannot update ResourceClaims", ErrorCode::kInternal};
   }
+  // GET resourceclaims/{name}: the claim as the API server has it now (PreBind reads it again
+  // after a conflict). Error codes as above.
+  virtual Result<api::ResourceClaim> GetResourceClaim(const std::string& ns,
+                                                      const std::string& name) {
+    return Error{"this API writer cannot read ResourceClaims", ErrorCode::kInternal};
+  }
+  // PATCH resourceclaims/{name} setting metadata.finalizers to claim.finalizers, with
+  // claim.metadata.resourceVersion as precondition (PreBind adds the delete-protection
+  // finalizer before allocating, as upstream's Update does). Error codes as above.
+  virtual Result<api::ResourceClaim> SetResourceClaimFinalizers(const api::ResourceClaim& claim) {
+    return Error{"this API writer cannot update ResourceClaims", ErrorCode::kInternal};
+  }
+  // PATCH resourceclaims/{name}/status removing the reservedFor entry of pod `pod_uid`
+  // (strategic merge, no precondition), as upstream's Unreserve. A gone claim is success.
+  virtual Ok RemoveResourceClaimReservation(const api::ResourceClaim& claim,
+                                            const std::string& pod_uid) {
+    return Error{"this API writer cannot update ResourceClaims", ErrorCode::kInternal};
+  }
 };
 
 // Pods nominated to nodes by preemption (status.nominatedNodeName), upstream's PodNominator.

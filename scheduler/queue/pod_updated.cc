@@ -139,4 +139,14 @@ bool IsPodUpdated(const api::Pod& old_pod, const api::Pod& new_pod) {
   return !same;
 }
 
+bool GeneratedResourceClaimsChanged(const api::Pod& old_pod, const api::Pod& new_pod) {
+  const auto& a = old_pod.status.resource_claim_statuses;
+  const auto& b = new_pod.status.resource_claim_statuses;
+  if (a.size() != b.size()) return true;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].name != b[i].name || a[i].resource_claim_name != b[i].resource_claim_name) return true;
+  }
+  return false;
+}
+
 }  // namespace berth::queue

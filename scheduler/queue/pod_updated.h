@@ -9,4 +9,9 @@ namespace berth::queue {
 
 bool IsPodUpdated(const api::Pod& old_pod, const api::Pod& new_pod);
 
+// The resource claim controller recorded (or changed) the claims it made from templates:
+// status.resourceClaimStatuses differs. Upstream reports this as the pod's own
+// UpdatePodGeneratedResourceClaim event, on which DynamicResources requeues it.
+bool GeneratedResourceClaimsChanged(const api::Pod& old_pod, const api::Pod& new_pod);
+
 }  // namespace berth::queue

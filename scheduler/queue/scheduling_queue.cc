@@ -228,7 +228,9 @@ void SchedulingQueue::UpdateLocked(const api::Pod& old_pod, framework::PodInfoPt
     MoveToActiveOrBackoffLocked(std::move(p), false);
     return;
   }
-  if (!IsPodUpdated(old_pod, p->Pod())) return;
+  if (!IsPodUpdated(old_pod, p->Pod()) && !GeneratedResourceClaimsChanged(old_pod, p->Pod())) {
+    return;
+  }
   RemoveLocked(uid);
   MoveToActiveOrBackoffLocked(std::move(p), false);
 }

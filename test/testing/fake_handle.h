@@ -74,6 +74,35 @@ class RecordingWriter : public framework::ApiWriter {
     return claim_status_updates_;
   }
   std::function<Result<api::ResourceClaim>(const api::ResourceClaim&)> on_claim_status;
+  // The finalizer patch, recorded; the claim comes back as sent.
+  Result<api::ResourceClaim> SetResourceClaimFinalizers(const api::ResourceClaim& claim) override {
+    std::lock_guard lock(bind_mu_);
+    claim_finalizer_updates_.push_back(claim);
+    return claim;
+  }
+  std::vector<api::ResourceClaim> ClaimFinalizerUpdates() const {
+    std::lock_guard lock(bind_mu_);
+    return claim_finalizer_updates_;
+  }
+  // GET answers with on_get_claim (when set), else NotFound.
+  Result<api::ResourceClaim> GetResourceClaim(const std::string& ns,
+                                              const std::string& name) override {
+    if (on_get_claim) return on_get_claim(ns, name);
+    return Error{"resourceclaims \"" + ns + "/" + name + "\" not found", ErrorCode::kNotFound};
+  }
+  std::function<Result<api::ResourceClaim>(const std::string&, const std::string&)> on_get_claim;
+  // Reservation removals, recorded as "ns/claim pod-uid".
+  Ok RemoveResourceClaimReservation(const api::ResourceClaim& claim,
+                                    const std::string& pod_uid) override {
+    std::lock_guard lock(bind_mu_);
+    reservation_removals_.push_back(claim.metadata.namespace_ + "/" + claim.metadata.name + " " +
+                                    pod_uid);
+    return {};
+  }
+  std::vector<std::string> ReservationRemovals() const {
+    std::lock_guard lock(bind_mu_);
+    return reservation_removals_;
+  }
 
   std::vector<std::pair<std::string, api::Labels>> pvc_patches;    // "ns/name", annotations
   std::vector<std::pair<std::string, std::string>> pv_claim_refs;  // PV name, "ns/claim"
@@ -87,6 +116,8 @@ class RecordingWriter : public framework::ApiWriter {
   mutable std::mutex bind_mu_;
   std::vector<std::pair<std::string, std::string>> nominations_;  // "ns/name", node
   std::vector<api::ResourceClaim> claim_status_updates_;
+  std::vector<api::ResourceClaim> claim_finalizer_updates_;
+  std::vector<std::string> reservation_removals_;
 };
 
 class FakeHandle : public framework::Handle, private framework::SnapshotBuilder {

@@ -1,3 +1,7 @@
+// DynamicResources on in-memory objects (FakeHandle): claims of a pod, allocation per node,
+// in-flight allocations between pods, PreBind's writes, deallocation in PostFilter, Score of
+// prioritized lists, and the messages upstream gives.
+
 #include "plugins/dynamic_resources/dynamic_resources.h"
 
 #include <gtest/gtest.h>
@@ -5,69 +9,284 @@
 #include "scheduler/framework/cycle_state.h"
 #include "scheduler/framework/node_info.h"
 #include "test/testing/builders.h"
+#include "test/testing/fake_handle.h"
 
 namespace berth::plugins::dynamic_resources {
 namespace {
 
+using framework::Code;
+using framework::Status;
 using testing::MakeNode;
 using testing::MakePod;
 
-std::shared_ptr<framework::Plugin> MakePlugin() {
-  auto p = New(framework::PluginContext{});
-  EXPECT_TRUE(p.ok());
-  return *p;
+api::Device Gpu(std::string name, std::string model = "a100") {
+  api::Device d;
+  d.name = std::move(name);
+  api::DeviceAttribute a;
+  a.string_value = std::move(model);
+  d.attributes["model"] = a;
+  return d;
 }
+
+class DynamicResourcesTest : public ::testing::Test {
+ protected:
+  DynamicResourcesTest() {
+    std::vector<framework::NodeInfo> nodes;
+    for (const char* n : {"n1", "n2"}) {
+      nodes.emplace_back(std::make_shared<const api::Node>(MakeNode(n).Obj()));
+    }
+    handle_ = std::make_unique<testing::FakeHandle>(std::move(nodes));
+    auto cls = std::make_shared<api::DeviceClass>();
+    cls->metadata.name = "gpu";
+    cls->spec.selectors.push_back(api::DeviceSelector{"device.driver == \"gpu.example.com\""});
+    objects().device_classes.Upsert(cls);
+    auto slice = std::make_shared<api::ResourceSlice>();
+    slice->metadata.name = "n1-gpus";
+    slice->spec.driver = "gpu.example.com";
+    slice->spec.pool = {"n1", 1, 1};
+    slice->spec.node_name = "n1";
+    slice->spec.devices = {Gpu("gpu-0")};
+    objects().resource_slices.Upsert(slice);
+    framework::PluginContext ctx;
+    ctx.handle = handle_.get();
+    auto p = New(ctx);
+    EXPECT_TRUE(p.ok()) << p.error();
+    plugin_ = *p;
+  }
+
+  api::ClusterObjects& objects() { return handle_->mutable_objects(); }
+
+  void AddClaim(const std::string& name, const std::string& cls = "gpu") {
+    auto c = std::make_shared<api::ResourceClaim>();
+    c->metadata.namespace_ = "default";
+    c->metadata.name = name;
+    c->metadata.uid = "uid-" + name;
+    c->metadata.resource_version = "1";
+    api::DeviceRequest r;
+    r.name = "gpu";
+    r.exactly.emplace();
+    r.exactly->device_class_name = cls;
+    c->spec.devices.requests.push_back(r);
+    objects().resource_claims.Upsert(c);
+  }
+
+  framework::PodInfoPtr PodWithClaim(const std::string& pod, const std::string& claim) {
+    api::Pod p = MakePod(pod).Obj();
+    p.spec.resource_claims.push_back({"gpu", claim, ""});
+    return framework::MakePodInfo(std::make_shared<api::Pod>(p));
+  }
+
+  const framework::NodeInfo& Node(const std::string& name) {
+    return *handle_->snapshot().Get(name);
+  }
+
+  template <typename T>
+  T* As() {
+    return dynamic_cast<T*>(plugin_.get());
+  }
+
+  Status PreFilter(framework::CycleState& state, const framework::PodInfo& pod) {
+    framework::PreFilterResult result;
+    return As<framework::PreFilterPlugin>()->PreFilter(state, pod, {}, &result);
+  }
+  Status Filter(framework::CycleState& state, const framework::PodInfo& pod,
+                const std::string& node) {
+    return As<framework::FilterPlugin>()->Filter(state, pod, Node(node));
+  }
+
+  std::unique_ptr<testing::FakeHandle> handle_;
+  std::shared_ptr<framework::Plugin> plugin_;
+};
 
 // A pod without claims: Filter is skipped, every node scores 0, and PostFilter leaves the decision
 // to the next PostFilter plugin (Unschedulable without a reason), as upstream.
-TEST(DynamicResourcesTest, PodWithoutClaims) {
-  auto plugin = MakePlugin();
+TEST_F(DynamicResourcesTest, PodWithoutClaims) {
   auto pod = framework::MakePodInfo(std::make_shared<api::Pod>(MakePod("p").Obj()));
   framework::CycleState state;
-  framework::PreFilterResult result;
-  auto* pre = dynamic_cast<framework::PreFilterPlugin*>(plugin.get());
-  EXPECT_EQ(pre->PreFilter(state, *pod, {}, &result).code(), framework::Code::kSkip);
-  framework::NodeInfo node(std::make_shared<const api::Node>(MakeNode("n1").Obj()));
-  int64_t score = -1;
-  EXPECT_TRUE(dynamic_cast<framework::ScorePlugin*>(plugin.get())
-                  ->Score(state, *pod, node, &score)
-                  .IsSuccess());
-  EXPECT_EQ(score, 0);
+  EXPECT_EQ(PreFilter(state, *pod).code(), Code::kSkip);
+  EXPECT_EQ(As<framework::ScorePlugin>()->UniformScore(state, *pod), std::optional<int64_t>(0));
   framework::NodeToStatus statuses;
   framework::PostFilterResult pf;
-  framework::Status st = dynamic_cast<framework::PostFilterPlugin*>(plugin.get())
-                             ->PostFilter(state, *pod, statuses, &pf);
-  EXPECT_EQ(st.code(), framework::Code::kUnschedulable);
+  Status st = As<framework::PostFilterPlugin>()->PostFilter(state, *pod, statuses, &pf);
+  EXPECT_EQ(st.code(), Code::kUnschedulable);
   EXPECT_EQ(st.Message(), "");
 }
 
 // When an earlier PreFilter plugin ended the cycle, upstream's PostFilter fails reading its
 // state: the FailedScheduling message ends in "not found".
-TEST(DynamicResourcesTest, PostFilterWithoutPreFilterState) {
-  auto plugin = MakePlugin();
+TEST_F(DynamicResourcesTest, PostFilterWithoutPreFilterState) {
   auto pod = framework::MakePodInfo(std::make_shared<api::Pod>(MakePod("p").Obj()));
   framework::CycleState state;
   framework::NodeToStatus statuses;
   framework::PostFilterResult pf;
-  framework::Status st = dynamic_cast<framework::PostFilterPlugin*>(plugin.get())
-                             ->PostFilter(state, *pod, statuses, &pf);
-  EXPECT_EQ(st.code(), framework::Code::kError);
+  Status st = As<framework::PostFilterPlugin>()->PostFilter(state, *pod, statuses, &pf);
+  EXPECT_EQ(st.code(), Code::kError);
   EXPECT_EQ(st.Message(), "not found");
 }
 
-// berth does not allocate devices yet: a pod naming claims is refused, never bound.
-TEST(DynamicResourcesTest, PodWithClaimsIsRefused) {
-  auto plugin = MakePlugin();
-  api::Pod p = MakePod("p").Obj();
-  p.spec.resource_claims.push_back({"gpu", "my-claim", ""});
-  auto pod = framework::MakePodInfo(std::make_shared<api::Pod>(p));
+TEST_F(DynamicResourcesTest, MissingClaimsKeepThePodGated) {
+  auto pod = PodWithClaim("p", "my-claim");
+  Status s = As<framework::PreEnqueuePlugin>()->PreEnqueue(*pod);
+  EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(s.Message(), "could not find ResourceClaim \"default/my-claim\"");
+
+  api::Pod templated = MakePod("t").Obj();
+  templated.spec.resource_claims.push_back({"gpu", "", "gpu-template"});
+  s = As<framework::PreEnqueuePlugin>()->PreEnqueue(
+      *framework::MakePodInfo(std::make_shared<api::Pod>(templated)));
+  EXPECT_EQ(s.Message(), "pod \"default/t\": ResourceClaim not created yet");
+
+  AddClaim("my-claim");
+  EXPECT_TRUE(As<framework::PreEnqueuePlugin>()->PreEnqueue(*pod).IsSuccess());
+}
+
+TEST_F(DynamicResourcesTest, AMissingDeviceClassIsUnresolvable) {
+  AddClaim("c", "no-such-class");
+  auto pod = PodWithClaim("p", "c");
   framework::CycleState state;
-  framework::PreFilterResult result;
-  framework::Status st =
-      dynamic_cast<framework::PreFilterPlugin*>(plugin.get())->PreFilter(state, *pod, {}, &result);
-  EXPECT_EQ(st.code(), framework::Code::kUnschedulableAndUnresolvable);
-  EXPECT_EQ(st.Message(),
-            "berth does not allocate resource claims yet: pod uses spec.resourceClaims");
+  Status s = PreFilter(state, *pod);
+  EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(s.Message(), "request gpu: device class no-such-class does not exist");
+}
+
+TEST_F(DynamicResourcesTest, AllocatesWhereDevicesAreAndNeverTwiceInFlight) {
+  AddClaim("c1");
+  AddClaim("c2");
+  auto p1 = PodWithClaim("p1", "c1");
+  framework::CycleState s1;
+  ASSERT_TRUE(PreFilter(s1, *p1).IsSuccess());
+  EXPECT_TRUE(Filter(s1, *p1, "n1").IsSuccess());
+  Status other = Filter(s1, *p1, "n2");
+  EXPECT_EQ(other.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(other.Message(), "cannot allocate all claims");
+  ASSERT_TRUE(As<framework::ReservePlugin>()->Reserve(s1, *p1, "n1").IsSuccess());
+
+  // p1's device is in flight: p2 finds nothing on n1 until p1's allocation is dropped.
+  auto p2 = PodWithClaim("p2", "c2");
+  framework::CycleState s2;
+  ASSERT_TRUE(PreFilter(s2, *p2).IsSuccess());
+  EXPECT_EQ(Filter(s2, *p2, "n1").Message(), "cannot allocate all claims");
+
+  // PreBind writes the finalizer, then the allocation and the reservation; the API server
+  // answers with a new resourceVersion.
+  handle_->writer().on_claim_status = [](const api::ResourceClaim& c) {
+    api::ResourceClaim stored = c;
+    stored.metadata.resource_version = "2";
+    return Result<api::ResourceClaim>(stored);
+  };
+  ASSERT_TRUE(As<framework::PreBindPlugin>()->PreBind(s1, *p1, "n1").IsSuccess());
+  auto finalizers = handle_->writer().ClaimFinalizerUpdates();
+  ASSERT_EQ(finalizers.size(), 1u);
+  EXPECT_EQ(finalizers[0].finalizers,
+            (std::vector<std::string>{"resource.kubernetes.io/delete-protection"}));
+  auto updates = handle_->writer().ClaimStatusUpdates();
+  ASSERT_EQ(updates.size(), 1u);
+  const auto& written = updates[0];
+  ASSERT_TRUE(written.status.allocation.has_value());
+  ASSERT_EQ(written.status.allocation->devices.results.size(), 1u);
+  EXPECT_EQ(written.status.allocation->devices.results[0].device, "gpu-0");
+  EXPECT_TRUE(written.status.allocation->allocation_timestamp.has_value());
+  ASSERT_EQ(written.status.reserved_for.size(), 1u);
+  EXPECT_EQ(written.status.reserved_for[0].resource, "pods");
+  EXPECT_EQ(written.status.reserved_for[0].uid, p1->Uid());
+
+  // Until the informer delivers it, the written claim is assumed: p2 still finds no device.
+  framework::CycleState s3;
+  ASSERT_TRUE(PreFilter(s3, *p2).IsSuccess());
+  EXPECT_EQ(Filter(s3, *p2, "n1").Message(), "cannot allocate all claims");
+}
+
+TEST_F(DynamicResourcesTest, UnreserveReleasesTheInFlightDevice) {
+  AddClaim("c1");
+  AddClaim("c2");
+  auto p1 = PodWithClaim("p1", "c1");
+  framework::CycleState s1;
+  ASSERT_TRUE(PreFilter(s1, *p1).IsSuccess());
+  ASSERT_TRUE(Filter(s1, *p1, "n1").IsSuccess());
+  ASSERT_TRUE(As<framework::ReservePlugin>()->Reserve(s1, *p1, "n1").IsSuccess());
+  As<framework::ReservePlugin>()->Unreserve(s1, *p1, "n1");
+  auto p2 = PodWithClaim("p2", "c2");
+  framework::CycleState s2;
+  ASSERT_TRUE(PreFilter(s2, *p2).IsSuccess());
+  EXPECT_TRUE(Filter(s2, *p2, "n1").IsSuccess());
+}
+
+TEST_F(DynamicResourcesTest, AnAllocatedClaimElsewhereIsDeallocatedInPostFilter) {
+  AddClaim("c1");
+  auto claim = std::make_shared<api::ResourceClaim>(*objects().resource_claims.Get("default/c1"));
+  api::AllocationResult alloc;
+  api::DeviceRequestAllocationResult r;
+  r.request = "gpu";
+  r.driver = "gpu.example.com";
+  r.pool = "n1";
+  r.device = "gpu-0";
+  alloc.devices.results.push_back(r);
+  api::NodeSelectorRequirement by_name{"metadata.name", api::SelectorOperator::kIn, {"n1"}};
+  api::NodeSelectorTerm term;
+  term.match_fields.push_back(by_name);
+  alloc.node_selector = api::NodeSelector{{term}};
+  claim->status.allocation = alloc;
+  objects().resource_claims.Upsert(claim);
+
+  auto pod = PodWithClaim("p", "c1");
+  framework::CycleState state;
+  ASSERT_TRUE(PreFilter(state, *pod).IsSuccess());
+  EXPECT_TRUE(Filter(state, *pod, "n1").IsSuccess());
+  Status s = Filter(state, *pod, "n2");
+  EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(s.Message(), "resourceclaim not available on the node");
+
+  framework::NodeToStatus statuses;
+  framework::PostFilterResult pf;
+  s = As<framework::PostFilterPlugin>()->PostFilter(state, *pod, statuses, &pf);
+  EXPECT_EQ(s.code(), Code::kUnschedulable);
+  EXPECT_EQ(s.Message(), "deallocation of ResourceClaim completed");
+  auto updates = handle_->writer().ClaimStatusUpdates();
+  ASSERT_EQ(updates.size(), 1u);
+  EXPECT_FALSE(updates[0].status.allocation.has_value());
+}
+
+TEST_F(DynamicResourcesTest, ScorePrefersEarlierSubrequests) {
+  auto c = std::make_shared<api::ResourceClaim>();
+  c->metadata.namespace_ = "default";
+  c->metadata.name = "c";
+  c->metadata.uid = "uid-c";
+  api::DeviceRequest r;
+  r.name = "gpu";
+  api::DeviceSubRequest h100;
+  h100.name = "h100";
+  h100.device_class_name = "gpu";
+  h100.selectors.push_back(
+      api::DeviceSelector{"device.attributes[\"gpu.example.com\"].model == \"h100\""});
+  api::DeviceSubRequest any = h100;
+  any.name = "any";
+  any.selectors.clear();
+  r.first_available = {h100, any};
+  c->spec.devices.requests.push_back(r);
+  objects().resource_claims.Upsert(c);
+  auto slice = std::make_shared<api::ResourceSlice>(*objects().resource_slices.Get("n1-gpus"));
+  slice->metadata.name = "n2-gpus";
+  slice->spec.pool.name = "n2";
+  slice->spec.node_name = "n2";
+  slice->spec.devices = {Gpu("gpu-0", "h100")};
+  objects().resource_slices.Upsert(slice);
+
+  auto pod = PodWithClaim("p", "c");
+  framework::CycleState state;
+  ASSERT_TRUE(PreFilter(state, *pod).IsSuccess());
+  ASSERT_TRUE(Filter(state, *pod, "n1").IsSuccess());
+  ASSERT_TRUE(Filter(state, *pod, "n2").IsSuccess());
+  auto* scorer = As<framework::ScorePlugin>();
+  EXPECT_EQ(scorer->UniformScore(state, *pod), std::nullopt);
+  int64_t s1 = -1, s2 = -1;
+  ASSERT_TRUE(scorer->Score(state, *pod, Node("n1"), &s1).IsSuccess());
+  ASSERT_TRUE(scorer->Score(state, *pod, Node("n2"), &s2).IsSuccess());
+  EXPECT_EQ(s1, 7);  // "any", the second subrequest: 8 - 1
+  EXPECT_EQ(s2, 8);  // "h100", the first: 8 - 0
+  framework::NodeScoreList list{{&Node("n1").name(), s1}, {&Node("n2").name(), s2}};
+  ASSERT_TRUE(scorer->NormalizeScore(state, *pod, list).IsSuccess());
+  EXPECT_EQ(list[0].score, 87);
+  EXPECT_EQ(list[1].score, 100);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <mutex>
 
+#include "cmd/berth/app/simulate/claim_controller.h"
 #include "cmd/berth/app/simulate/instant_volumes.h"
 #include "scheduler/binder/binder.h"
 #include "scheduler/housekeeping.h"
@@ -91,31 +92,69 @@ class SimWriter final : public framework::ApiWriter {
   // status is replaced and the resourceVersion bumped. Delivered as ResourceClaim Update events.
   Result<api::ResourceClaim> UpdateResourceClaimStatus(const api::ResourceClaim& claim) override {
     std::lock_guard lock(mu_);
+    BERTH_ASSIGN_OR_RETURN(auto current, CurrentLocked(claim, true));
+    api::ResourceClaim updated = *current;
+    updated.status = claim.status;
+    return StoreLocked(current, std::move(updated));
+  }
+  Result<api::ResourceClaim> GetResourceClaim(const std::string& ns,
+                                              const std::string& name) override {
+    auto current = claims_->Get(ns, name);
+    if (current == nullptr) {
+      return Error{"resourceclaims \"" + ns + "/" + name + "\" not found", ErrorCode::kNotFound};
+    }
+    return *current;
+  }
+  Result<api::ResourceClaim> SetResourceClaimFinalizers(const api::ResourceClaim& claim) override {
+    std::lock_guard lock(mu_);
+    BERTH_ASSIGN_OR_RETURN(auto current, CurrentLocked(claim, true));
+    api::ResourceClaim updated = *current;
+    updated.finalizers = claim.finalizers;
+    return StoreLocked(current, std::move(updated));
+  }
+  Ok RemoveResourceClaimReservation(const api::ResourceClaim& claim,
+                                    const std::string& pod_uid) override {
+    std::lock_guard lock(mu_);
+    auto current = CurrentLocked(claim, false);
+    if (!current.ok()) return {};  // gone: nothing to take back
+    api::ResourceClaim updated = **current;
+    std::erase_if(updated.status.reserved_for, [&](const auto& r) { return r.uid == pod_uid; });
+    auto stored = StoreLocked(*current, std::move(updated));
+    if (!stored.ok()) return stored.status();
+    return {};
+  }
+  using ClaimUpdate = std::pair<std::shared_ptr<const api::ResourceClaim>,
+                                std::shared_ptr<const api::ResourceClaim>>;  // old, new
+  // The stored claim `claim` names; with `check_version`, its resourceVersion must be the one
+  // `claim` carries (when it carries one), as the API server's precondition.
+  Result<std::shared_ptr<const api::ResourceClaim>> CurrentLocked(const api::ResourceClaim& claim,
+                                                                  bool check_version) {
     const std::string key = claim.metadata.namespace_ + "/" + claim.metadata.name;
     auto current = claims_->Get(key);
     if (current == nullptr) {
       return Error{"resourceclaims \"" + key + "\" not found", ErrorCode::kNotFound};
     }
-    if (!claim.metadata.resource_version.empty() &&
+    if (check_version && !claim.metadata.resource_version.empty() &&
         claim.metadata.resource_version != current->metadata.resource_version) {
       return Error{"ResourceClaim " + key + ": the object has been modified (resourceVersion " +
                        claim.metadata.resource_version + ", stored " +
                        current->metadata.resource_version + ")",
                    ErrorCode::kConflict};
     }
-    api::ResourceClaim updated = *current;
-    updated.status = claim.status;
+    return current;
+  }
+  // Stores `updated` with the next resourceVersion, as an Update event for the simulation.
+  Result<api::ResourceClaim> StoreLocked(std::shared_ptr<const api::ResourceClaim> current,
+                                         api::ResourceClaim updated) {
     uint64_t rv = 0;
     const std::string& old_rv = current->metadata.resource_version;
     std::from_chars(old_rv.data(), old_rv.data() + old_rv.size(), rv);
     updated.metadata.resource_version = std::to_string(rv + 1);
     auto stored = std::make_shared<const api::ResourceClaim>(updated);
     claims_->Upsert(stored);
-    claim_updates_.emplace_back(current, stored);
+    claim_updates_.emplace_back(std::move(current), stored);
     return updated;
   }
-  using ClaimUpdate = std::pair<std::shared_ptr<const api::ResourceClaim>,
-                                std::shared_ptr<const api::ResourceClaim>>;  // old, new
   std::vector<ClaimUpdate> TakeClaimUpdates() {
     std::lock_guard lock(mu_);
     return std::exchange(claim_updates_, {});
@@ -196,7 +235,34 @@ framework::TimePoint StartTime(const ClusterFile& c) {
   return framework::TimePoint(framework::Duration(latest));
 }
 
-api::Value RecordJson(PodRecord& r, const scheduler::Scheduler& sched, bool explain) {
+// The devices allocated to a scheduled pod's claims: {"<claim>": [{request, driver, pool,
+// device}, ...]}; null when the pod names no claims.
+api::Value ClaimsJson(const api::Pod& pod, const api::ClusterObjects& objects) {
+  if (pod.spec.resource_claims.empty()) return api::Value();
+  api::Value out = api::Value::MakeObject();
+  for (const auto& pc : pod.spec.resource_claims) {
+    std::string name = pc.resource_claim_name;
+    for (const auto& s : pod.status.resource_claim_statuses) {
+      if (s.name == pc.name && s.resource_claim_name) name = *s.resource_claim_name;
+    }
+    auto claim = objects.resource_claims.Get(pod.metadata.namespace_, name);
+    if (!claim || !claim->status.allocation) continue;
+    api::Value devices = api::Value::MakeArray();
+    for (const auto& r : claim->status.allocation->devices.results) {
+      api::Value d = api::Value::MakeObject();
+      d.Set("request", api::Value::String(r.request));
+      d.Set("driver", api::Value::String(r.driver));
+      d.Set("pool", api::Value::String(r.pool));
+      d.Set("device", api::Value::String(r.device));
+      devices.Push(std::move(d));
+    }
+    out.Set(name, std::move(devices));
+  }
+  return out;
+}
+
+api::Value RecordJson(PodRecord& r, const scheduler::Scheduler& sched, bool explain,
+                      const api::ClusterObjects& objects) {
   api::Value o = api::Value::MakeObject();
   o.Set("pod", api::Value::String(r.pod->Key()));
   if (r.status.empty() && !r.pod->spec.scheduling_gates.empty()) {
@@ -218,6 +284,11 @@ api::Value RecordJson(PodRecord& r, const scheduler::Scheduler& sched, bool expl
   if (!r.message.empty()) o.Set("message", api::Value::String(r.message));
   if (r.status == "Scheduled" && !r.last_failure.empty()) {
     o.Set("failedScheduling", api::Value::String(r.last_failure));
+  }
+  if (r.status == "Scheduled") {
+    if (api::Value claims = ClaimsJson(*r.pod, objects); !claims.IsNull()) {
+      o.Set("claims", std::move(claims));
+    }
   }
   if (explain) {
     api::Value filter = api::Value::MakeObject();
@@ -327,7 +398,10 @@ class Simulation {
     StoreObjects(cluster, objects_);
     for (const auto& n : cluster.nodes) sched_->AddNode(n);
     std::vector<std::shared_ptr<const api::Pod>> pending;
-    for (const auto& p : cluster.pods) {
+    for (const auto& from_file : cluster.pods) {
+      // Pending pods get the claims of their templates, as the claim controller would make them.
+      auto p = from_file->spec.node_name.empty() ? GenerateTemplateClaims(from_file, objects_)
+                                                 : from_file;
       objects_.pods.Upsert(p);
       if (!p->spec.node_name.empty()) {
         sched_->AddPod(p);
@@ -376,7 +450,7 @@ class Simulation {
   api::Value Output(bool explain) {
     api::Value out = api::Value::MakeObject();
     api::Value pods = api::Value::MakeArray();
-    for (PodRecord* r : recorder_.Ordered()) pods.Push(RecordJson(*r, *sched_, explain));
+    for (PodRecord* r : recorder_.Ordered()) pods.Push(RecordJson(*r, *sched_, explain, objects_));
     out.Set("pods", std::move(pods));
     const auto preempted = writer_.preempted();
     if (!preempted.empty()) out.Set("preempted", PreemptedJson(preempted));

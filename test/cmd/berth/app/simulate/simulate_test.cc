@@ -197,8 +197,9 @@ profiles:
   EXPECT_EQ(pods[0].Find("scores")->Find("plain")->Find("NodeLabel")->AsInt(), 25);
 }
 
-// A cluster file with the resource.k8s.io/v1 kinds loads and runs; until DynamicResources
-// allocates, a pod naming claims is refused and a pod without claims is placed as before.
+// A cluster file with the resource.k8s.io/v1 kinds loads and runs: the pod naming a claim gets
+// the device of its node, which the output lists under "claims"; a pod without claims is placed
+// as before.
 TEST_F(SimulateTest, DynamicResourceObjectsLoad) {
   const std::string dra = R"(---
 apiVersion: resource.k8s.io/v1
@@ -227,10 +228,17 @@ spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.c
                   Pod("trainer", "1", "  resourceClaims: [{name: gpu, resourceClaimName: gpu}]\n"));
   ASSERT_EQ(pods.size(), 2u);
   EXPECT_EQ(Str(pods[0], "node"), "n1");
-  EXPECT_EQ(Str(pods[1], "status"), "Unschedulable");
-  EXPECT_NE(Str(pods[1], "message").find("berth does not allocate resource claims yet"),
-            std::string::npos)
-      << Str(pods[1], "message");
+  EXPECT_EQ(pods[0].Find("claims"), nullptr);
+  EXPECT_EQ(Str(pods[1], "status"), "Scheduled");
+  EXPECT_EQ(Str(pods[1], "node"), "n1");
+  const api::Value* claims = pods[1].Find("claims");
+  ASSERT_NE(claims, nullptr);
+  const api::Value* gpu = claims->Find("gpu");
+  ASSERT_NE(gpu, nullptr);
+  ASSERT_EQ(gpu->AsArray().size(), 1u);
+  EXPECT_EQ(Str(gpu->AsArray()[0], "device"), "gpu-0");
+  EXPECT_EQ(Str(gpu->AsArray()[0], "pool"), "n1");
+  EXPECT_EQ(Str(gpu->AsArray()[0], "request"), "gpu");
 }
 
 TEST_F(SimulateTest, NoNodesAtAll) {
