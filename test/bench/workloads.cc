@@ -43,7 +43,8 @@ std::vector<std::string> WorkloadNames() {
           "SchedulingPodAntiAffinity",
           "Gang3",
           "Gang50",
-          "PreemptionBasic"};
+          "PreemptionBasic",
+          "SchedulingWithResourceClaimTemplate"};
 }
 
 Result<simulate::ClusterFile> Generate(const std::string& workload, int nodes, int pods) {
@@ -158,6 +159,73 @@ Result<simulate::ClusterFile> Generate(const std::string& workload, int nodes, i
       p->spec.containers[0].ports.clear();
       p->spec.containers[0].resources.requests["cpu"] = Q("3");
       p->spec.containers[0].resources.limits = p->spec.containers[0].resources.requests;
+      c.pods.push_back(p);
+    }
+    return c;
+  }
+  if (workload == "SchedulingWithResourceClaimTemplate") {
+    // scheduler_perf dra/performance-config.yaml: every node has a ResourceSlice of 10 devices
+    // (resourceslice-basic-devices.yaml's attributes and capacities), one DeviceClass selecting
+    // the driver, and each pod's claim comes from one template with a single request.
+    const std::string driver = "test-driver.cdi.k8s.io";
+    auto cls = std::make_shared<api::DeviceClass>();
+    cls->metadata.name = "test-class";
+    cls->spec.selectors.push_back(api::DeviceSelector{"device.driver == \"" + driver + "\""});
+    c.device_classes.push_back(cls);
+    auto tmpl = std::make_shared<api::ResourceClaimTemplate>();
+    tmpl->metadata.name = "test-claim-template";
+    tmpl->metadata.namespace_ = "sched-test";
+    api::DeviceRequest req;
+    req.name = "req-0";
+    req.exactly.emplace();
+    req.exactly->device_class_name = "test-class";
+    tmpl->spec.spec.devices.requests.push_back(req);
+    c.resource_claim_templates.push_back(tmpl);
+    auto str = [](std::string v) {
+      api::DeviceAttribute a;
+      a.string_value = std::move(v);
+      return a;
+    };
+    for (int i = 0; i < nodes; ++i) {
+      auto n = BaseNode(i);
+      auto slice = std::make_shared<api::ResourceSlice>();
+      slice->metadata.name = "resourceslice-" + std::to_string(i);
+      slice->spec.driver = driver;
+      slice->spec.pool = {slice->metadata.name, 1, 1};
+      slice->spec.node_name = n->metadata.name;
+      for (int d = 0; d < 10; ++d) {
+        api::Device dev;
+        dev.name = "basic-device-" + std::to_string(d);
+        const std::string root = std::to_string(d % 2);
+        dev.attributes["driver"] = str("xe");
+        api::DeviceAttribute version;
+        version.version_value = "1.2.3";
+        dev.attributes["driverVersion"] = version;
+        dev.attributes["resource.k8s.io/pciRoot"] = str(root);
+        dev.attributes["family"] = str("Arc Pro B-Series");
+        dev.attributes["health"] = str("Healthy");
+        dev.attributes["model"] = str("B60");
+        dev.attributes["pciAddress"] = str("0000:0" + std::to_string(d) + ":00.0");
+        dev.attributes["pciId"] = str("0xe211");
+        dev.attributes["pciRoot"] = str("0" + root);
+        dev.attributes["resource.kubernetes.io/pciBusID"] =
+            str("0000:0" + std::to_string(d) + ":00.0");
+        dev.attributes["resource.kubernetes.io/pciRoot"] = str("pci0000:0" + root);
+        api::DeviceAttribute sriov;
+        sriov.bool_value = true;
+        dev.attributes["sriov"] = sriov;
+        dev.attributes["type"] = str("gpu");
+        dev.capacity["memory"].value = Q("24480Mi");
+        dev.capacity["millicores"].value = Q("1k");
+        slice->spec.devices.push_back(std::move(dev));
+      }
+      c.resource_slices.push_back(slice);
+      c.nodes.push_back(n);
+    }
+    for (int i = 0; i < pods; ++i) {
+      auto p = BasePod(i);
+      p->spec.containers[0].ports.clear();
+      p->spec.resource_claims.push_back({"resource", "", "test-claim-template"});
       c.pods.push_back(p);
     }
     return c;
