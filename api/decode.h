@@ -37,6 +37,7 @@ Result<PodDisruptionBudget> DecodePodDisruptionBudget(const Value& v);
 // applies (allocationMode, count, toleration operator) are filled in.
 Result<DeviceClass> DecodeDeviceClass(const Value& v);
 Result<ResourceSlice> DecodeResourceSlice(const Value& v);
+Result<DeviceTaintRule> DecodeDeviceTaintRule(const Value& v);
 Result<ResourceClaim> DecodeResourceClaim(const Value& v);
 Result<ResourceClaimTemplate> DecodeResourceClaimTemplate(const Value& v);
 // api/decode_workloads.cc: metadata and spec.selector only.
@@ -58,10 +59,11 @@ Result<Time> ParseTime(const std::string& text);
 std::string FormatTime(Time t);  // RFC 3339 with microseconds, UTC
 
 // Any decoded object, tagged by kind.
-using Object = std::variant<Pod, Node, Namespace, PersistentVolumeClaim, PersistentVolume,
-                            StorageClass, CSINode, CSIDriver, Service, PodGroup,
-                            PodDisruptionBudget, ReplicationController, ReplicaSet, StatefulSet,
-                            DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate>;
+using Object =
+    std::variant<Pod, Node, Namespace, PersistentVolumeClaim, PersistentVolume, StorageClass,
+                 CSINode, CSIDriver, Service, PodGroup, PodDisruptionBudget, ReplicationController,
+                 ReplicaSet, StatefulSet, DeviceClass, ResourceSlice, ResourceClaim,
+                 ResourceClaimTemplate, DeviceTaintRule>;
 
 // Decodes by `kind` (and apiVersion group where kinds are ambiguous). Returns:
 //  - the object, or

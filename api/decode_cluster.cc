@@ -170,7 +170,7 @@ Result<Object> DecodeObject(const Value& v) {
                  ErrorCode::kNotFound};
   }
   if (kind == "DeviceClass" || kind == "ResourceSlice" || kind == "ResourceClaim" ||
-      kind == "ResourceClaimTemplate") {
+      kind == "ResourceClaimTemplate" || kind == "DeviceTaintRule") {
     // Earlier versions (v1beta1, v1beta2) shape requests differently: only v1 is read.
     if (api_version != "resource.k8s.io/v1") {
       return Error{"unsupported kind \"" + kind + "\" in apiVersion \"" + api_version +
@@ -180,6 +180,7 @@ Result<Object> DecodeObject(const Value& v) {
     if (kind == "DeviceClass") return Wrap(DecodeDeviceClass(v), v);
     if (kind == "ResourceSlice") return Wrap(DecodeResourceSlice(v), v);
     if (kind == "ResourceClaim") return Wrap(DecodeResourceClaim(v), v);
+    if (kind == "DeviceTaintRule") return Wrap(DecodeDeviceTaintRule(v), v);
     return Wrap(DecodeResourceClaimTemplate(v), v);
   }
   if (kind == "ReplicationController") return Wrap(DecodeReplicationController(v), v);

@@ -1,4 +1,5 @@
-// resource.k8s.io/v1 decoding: DeviceClass, ResourceSlice, ResourceClaim, ResourceClaimTemplate.
+// resource.k8s.io/v1 decoding: DeviceClass, ResourceSlice, DeviceTaintRule, ResourceClaim,
+// ResourceClaimTemplate.
 
 #include <cstdint>
 #include <map>
@@ -303,6 +304,26 @@ Ok DecodeResourceSliceInto(const Reader& root, ResourceSlice* out) {
   return spec.Strings("skipNodeOperations", &s.skip_node_operations);
 }
 
+// ---- DeviceTaintRule ----
+
+Ok DecodeDeviceTaintRuleInto(const Reader& root, DeviceTaintRule* out) {
+  BERTH_ASSIGN_OR_RETURN(Reader meta, root.Child("metadata"));
+  BERTH_RETURN_IF_ERROR(internal::DecodeObjectMeta(meta, &out->metadata));
+  BERTH_ASSIGN_OR_RETURN(Reader spec, root.Child("spec"));
+  BERTH_RETURN_IF_ERROR(spec.Object("deviceSelector", [out](const Reader& r) -> Ok {
+    DeviceTaintSelector selector;
+    BERTH_RETURN_IF_ERROR(r.OptString("driver", &selector.driver));
+    BERTH_RETURN_IF_ERROR(r.OptString("pool", &selector.pool));
+    BERTH_RETURN_IF_ERROR(r.OptString("device", &selector.device));
+    out->spec.device_selector = std::move(selector);
+    return Ok();
+  }));
+  BERTH_ASSIGN_OR_RETURN(Reader taint, spec.Child("taint"));
+  if (!taint.present()) return RequiredError(spec.PathOf("taint"));
+  BERTH_RETURN_IF_ERROR(DecodeDeviceTaint(taint, &out->spec.taint));
+  return taint.Done();
+}
+
 // ---- ResourceClaim ----
 
 Ok DecodeExactRequest(const Reader& in, ExactDeviceRequest* out) {
@@ -443,6 +464,10 @@ Result<DeviceClass> DecodeDeviceClass(const Value& v) {
 
 Result<ResourceSlice> DecodeResourceSlice(const Value& v) {
   return internal::DecodeRoot<ResourceSlice>(v, DecodeResourceSliceInto);
+}
+
+Result<DeviceTaintRule> DecodeDeviceTaintRule(const Value& v) {
+  return internal::DecodeRoot<DeviceTaintRule>(v, DecodeDeviceTaintRuleInto);
 }
 
 Result<ResourceClaim> DecodeResourceClaim(const Value& v) {

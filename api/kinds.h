@@ -23,6 +23,7 @@ inline constexpr const char kDeviceClass[] = "DeviceClass";
 inline constexpr const char kResourceSlice[] = "ResourceSlice";
 inline constexpr const char kResourceClaim[] = "ResourceClaim";
 inline constexpr const char kResourceClaimTemplate[] = "ResourceClaimTemplate";
+inline constexpr const char kDeviceTaintRule[] = "DeviceTaintRule";
 // storage.deckhouse.io/v1alpha1
 inline constexpr const char kReplicatedStorageClass[] = "ReplicatedStorageClass";
 inline constexpr const char kReplicatedStoragePool[] = "ReplicatedStoragePool";

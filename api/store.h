@@ -91,12 +91,13 @@ struct ClusterObjects {
   Store<LVMLogicalVolume> lvm_logical_volumes;
   Store<ReplicatedVolume> replicated_volumes;
   Store<PodDisruptionBudget> pdbs;
-  // resource.k8s.io/v1 (DynamicResources). DeviceClasses and ResourceSlices are cluster-scoped
-  // (key "name"); claims and templates are keyed "namespace/name".
+  // resource.k8s.io/v1 (DynamicResources). DeviceClasses, ResourceSlices and DeviceTaintRules are
+  // cluster-scoped (key "name"); claims and templates are keyed "namespace/name".
   Store<DeviceClass> device_classes;
   Store<ResourceSlice> resource_slices;
   Store<ResourceClaim> resource_claims;
   Store<ResourceClaimTemplate> resource_claim_templates;
+  Store<DeviceTaintRule> device_taint_rules;  // cluster-scoped
 };
 
 }  // namespace berth::api

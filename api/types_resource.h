@@ -1,6 +1,7 @@
 #pragma once
-// resource.k8s.io/v1 (Dynamic Resource Allocation): DeviceClass, ResourceSlice, ResourceClaim and
-// ResourceClaimTemplate, as the DynamicResources plugin and its allocator read them. Decoded by
+// resource.k8s.io/v1 (Dynamic Resource Allocation): DeviceClass, ResourceSlice, ResourceClaim,
+// ResourceClaimTemplate and DeviceTaintRule, as the DynamicResources plugin and its allocator read
+// them. Decoded by
 // api/decode_resource.cc; the status update PreBind writes is encoded by api/encode_resource.h.
 //
 // Conventions beyond types.h's:
@@ -222,6 +223,28 @@ struct ResourceSliceSpec {
 struct ResourceSlice {
   ObjectMeta metadata;
   ResourceSliceSpec spec;
+};
+
+// ---- DeviceTaintRule (cluster-scoped; DRADeviceTaintRules, GA and on in v1.37) ----
+// Adds one taint to every device its selector matches, as if the driver had published it in the
+// ResourceSlice (upstream's scheduler lists slices "with device taint rules applied").
+
+// Which devices: every set field must match; an empty selector matches all devices, an absent
+// one (DeviceTaintRuleSpec::device_selector == nullopt) none.
+struct DeviceTaintSelector {
+  std::optional<std::string> driver;  // slice.spec.driver
+  std::optional<std::string> pool;    // slice.spec.pool.name
+  std::optional<std::string> device;  // slice.spec.devices[].name
+};
+
+struct DeviceTaintRuleSpec {
+  std::optional<DeviceTaintSelector> device_selector;  // deviceSelector
+  DeviceTaint taint;
+};
+
+struct DeviceTaintRule {
+  ObjectMeta metadata;
+  DeviceTaintRuleSpec spec;  // status (eviction progress) is not read
 };
 
 // ---- ResourceClaim / ResourceClaimTemplate (namespaced) ----

@@ -26,6 +26,7 @@ template class Informer<api::DeviceClass>;
 template class Informer<api::ResourceSlice>;
 template class Informer<api::ResourceClaim>;
 template class Informer<api::ResourceClaimTemplate>;
+template class Informer<api::DeviceTaintRule>;
 template class Informer<api::ReplicatedStorageClass>;
 template class Informer<api::ReplicatedStoragePool>;
 template class Informer<api::LVMVolumeGroup>;
@@ -86,6 +87,10 @@ const auto kKinds = std::make_tuple(
     Spec<api::ResourceClaimTemplate>{
         kind::kResourceClaimTemplate, "/apis/resource.k8s.io/v1/resourceclaimtemplates", false,
         api::DecodeResourceClaimTemplate, &O::resource_claim_templates},
+    // Taints applied to matching devices, as if in their slices (GA in v1.37). Upstream registers
+    // no event for them: the plugin sees them through the slices it lists.
+    Spec<api::DeviceTaintRule>{kind::kDeviceTaintRule, "/apis/resource.k8s.io/v1/devicetaintrules",
+                               false, api::DecodeDeviceTaintRule, &O::device_taint_rules},
     // Deckhouse replicated storage (ReplicatedStorage plugin); cluster-scoped CRDs, optional.
     Spec<api::ReplicatedStorageClass>{
         kind::kReplicatedStorageClass, BERTH_DECKHOUSE "replicatedstorageclasses", true,

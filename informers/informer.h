@@ -8,9 +8,9 @@
 // path, optional, decoder, store), or the subset a configuration needs: pods in all namespaces
 // and nodes always, then PVCs, PVs, StorageClasses, CSINodes, CSIDrivers, namespaces, services,
 // PDBs, the resource.k8s.io/v1 kinds (DeviceClasses, ResourceSlices, ResourceClaims,
-// ResourceClaimTemplates), and the optional CRDs (PodGroups, storage.deckhouse.io: an absent CRD
-// answers 404, is reported absent, and is picked up when it appears), filling the
-// api::ClusterObjects stores.
+// ResourceClaimTemplates, DeviceTaintRules), and the optional CRDs (PodGroups,
+// storage.deckhouse.io: an absent CRD answers 404, is reported absent, and is picked up when it
+// appears), filling the api::ClusterObjects stores.
 //
 // Lifetime: handlers are added before Start(); Stop() (or destruction) joins the threads, within
 // ~1 s unless a list request is in flight (bounded by ReflectorOptions::request_timeout).
@@ -126,6 +126,7 @@ extern template class Informer<api::DeviceClass>;
 extern template class Informer<api::ResourceSlice>;
 extern template class Informer<api::ResourceClaim>;
 extern template class Informer<api::ResourceClaimTemplate>;
+extern template class Informer<api::DeviceTaintRule>;
 extern template class Informer<api::ReplicatedStorageClass>;
 extern template class Informer<api::ReplicatedStoragePool>;
 extern template class Informer<api::LVMVolumeGroup>;

@@ -71,7 +71,7 @@ framework::Registry NewInTreeRegistry() {
   BERTH_REGISTER(default_preemption, {kind::kPodDisruptionBudget});
   BERTH_REGISTER(node_declared_features, {});
   BERTH_REGISTER(dynamic_resources, {kind::kDeviceClass, kind::kResourceSlice, kind::kResourceClaim,
-                                     kind::kResourceClaimTemplate});
+                                     kind::kResourceClaimTemplate, kind::kDeviceTaintRule});
   // Legacy Policy plugins (config/policy.h); not in the default profile.
   BERTH_REGISTER(service_affinity, {kind::kService});
   BERTH_REGISTER(selector_spread, kSpreadOwners);

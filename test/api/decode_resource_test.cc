@@ -545,6 +545,42 @@ status:
   EXPECT_FALSE(plain->status.extended_resource_claim_status.has_value());
 }
 
+TEST(DecodeResourceTest, DeviceTaintRule) {
+  auto obj = DecodeObject(Yaml(R"(
+apiVersion: resource.k8s.io/v1
+kind: DeviceTaintRule
+metadata: {name: maintenance}
+spec:
+  deviceSelector: {driver: gpu.example.com, pool: node-1, device: gpu-0}
+  taint: {key: example.com/maintenance, value: planned, effect: NoExecute, timeAdded: "2026-01-02T03:04:05Z"}
+status:
+  conditions: [{type: EvictionInProgress, status: "False", reason: Done, message: "", lastTransitionTime: "2026-01-02T03:04:06Z"}]
+)"));
+  ASSERT_TRUE(obj.ok()) << obj.error();
+  const auto& rule = std::get<DeviceTaintRule>(*obj);
+  EXPECT_EQ(rule.metadata.name, "maintenance");
+  ASSERT_TRUE(rule.spec.device_selector.has_value());
+  EXPECT_EQ(rule.spec.device_selector->driver, "gpu.example.com");
+  EXPECT_EQ(rule.spec.device_selector->pool, "node-1");
+  EXPECT_EQ(rule.spec.device_selector->device, "gpu-0");
+  EXPECT_EQ(rule.spec.taint.key, "example.com/maintenance");
+  EXPECT_EQ(rule.spec.taint.value, "planned");
+  EXPECT_EQ(rule.spec.taint.effect, kDeviceTaintEffectNoExecute);
+  EXPECT_TRUE(rule.spec.taint.time_added.has_value());
+
+  // An empty selector matches every device; an absent one none.
+  auto all = DecodeDeviceTaintRule(
+      Yaml("kind: DeviceTaintRule\nmetadata: {name: a}\nspec:\n  deviceSelector: {}\n  taint: "
+           "{key: k, effect: None}\n"));
+  ASSERT_TRUE(all.ok()) << all.error();
+  ASSERT_TRUE(all->spec.device_selector.has_value());
+  EXPECT_FALSE(all->spec.device_selector->driver.has_value());
+  auto none = DecodeDeviceTaintRule(
+      Yaml("kind: DeviceTaintRule\nmetadata: {name: n}\nspec:\n  taint: {key: k, effect: None}\n"));
+  ASSERT_TRUE(none.ok()) << none.error();
+  EXPECT_FALSE(none->spec.device_selector.has_value());
+}
+
 struct ErrorCase {
   std::string name;
   std::string yaml;
@@ -675,6 +711,14 @@ INSTANTIATE_TEST_SUITE_P(
                   SliceDevice("    nodeAllocatableResources: {cpu: {overhead: {perPod: w}}}\n"),
                   "ResourceSlice s: spec.devices[0].nodeAllocatableResources.cpu.overhead.perPod: "
                   "invalid quantity \"w\""},
+        ErrorCase{"taint rule without taint",
+                  "apiVersion: resource.k8s.io/v1\nkind: DeviceTaintRule\nmetadata: {name: r}\n"
+                  "spec: {deviceSelector: {}}\n",
+                  "DeviceTaintRule r: spec.taint: taint is required"},
+        ErrorCase{"taint rule selector",
+                  "apiVersion: resource.k8s.io/v1\nkind: DeviceTaintRule\nmetadata: {name: r}\n"
+                  "spec: {deviceSelector: {pool: 1}, taint: {key: k, effect: None}}\n",
+                  "DeviceTaintRule r: spec.deviceSelector.pool: expected string, got integer"},
         ErrorCase{"request without name",
                   Claim("    requests:\n    - exactly: {deviceClassName: cls}\n"),
                   "ResourceClaim ns/c: spec.devices.requests[0].name: name is required"},

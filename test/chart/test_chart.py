@@ -603,7 +603,7 @@ class ChartTest(unittest.TestCase):
         # API server also authorizes resourceclaims/binding for allocation and reservedFor).
         needed += [(verb, "resource.k8s.io", resource) for verb in ("get", "list", "watch")
                    for resource in ("deviceclasses", "resourceslices", "resourceclaims",
-                                    "resourceclaimtemplates")]
+                                    "resourceclaimtemplates", "devicetaintrules")]
         needed += [(verb, "resource.k8s.io", "resourceclaims", sub) for verb in ("update", "patch")
                    for sub in ("status", "binding")]
         # ReplicatedStorage's optional informers (Deckhouse replicated storage).
@@ -641,6 +641,7 @@ class ChartTest(unittest.TestCase):
                       ("create", "resource.k8s.io", "resourceslices", ""),
                       ("update", "resource.k8s.io", "resourceslices", ""),
                       ("update", "resource.k8s.io", "deviceclasses", ""),
+                      ("update", "resource.k8s.io", "devicetaintrules", ""),
                       ("create", "resource.k8s.io", "resourceclaimtemplates", ""),
                       ("escalate", "rbac.authorization.k8s.io", "clusterroles", "")]
         for verb, group, resource, sub in not_needed:

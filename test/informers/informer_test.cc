@@ -118,6 +118,7 @@ constexpr const char* kPaths[] = {
     "/apis/resource.k8s.io/v1/resourceslices",
     "/apis/resource.k8s.io/v1/resourceclaims",
     "/apis/resource.k8s.io/v1/resourceclaimtemplates",
+    "/apis/resource.k8s.io/v1/devicetaintrules",
 };
 constexpr char kPodGroups[] = "/apis/scheduling.x-k8s.io/v1alpha1/podgroups";
 // Optional like PodGroups: the storage.deckhouse.io CRDs of the ReplicatedStorage plugin.
@@ -167,7 +168,7 @@ TEST(InformerFactoryTest, FillsClusterObjectsAndSyncsWithoutPodGroupCRD) {
     if (kind == "PodGroup") pod_groups_absent = stats.absent;
   }
   EXPECT_TRUE(pod_groups_absent);
-  EXPECT_EQ(factory.Stats().size(), 23u);  // 18 kinds + 5 storage.deckhouse.io kinds
+  EXPECT_EQ(factory.Stats().size(), 24u);  // 19 kinds + 5 storage.deckhouse.io kinds
 
   // The PodGroup CRD gets installed.
   kc.PushResponse("GET", kPodGroups, 200,

@@ -1,9 +1,9 @@
 // resource.k8s.io/v1 against a real kube-apiserver + etcd (test/cluster/up): the informers sync
-// DeviceClasses, ResourceSlices, ResourceClaims and ResourceClaimTemplates into the stores with
-// their fields decoded, and KubeApiWriter::UpdateResourceClaimStatus writes a claim's allocation
-// and reservations — as a user holding only the chart's DynamicResources rules — keeps the
-// driver's status.devices intact, and reports a stale resourceVersion as kConflict.
-// When the cluster cannot start, the test fails with the script's output.
+// DeviceClasses, ResourceSlices, ResourceClaims, ResourceClaimTemplates and DeviceTaintRules into
+// the stores with their fields decoded, and KubeApiWriter::UpdateResourceClaimStatus writes a
+// claim's allocation and reservations — as a user holding only the chart's DynamicResources rules —
+// keeps the driver's status.devices intact, and reports a stale resourceVersion as kConflict. When
+// the cluster cannot start, the test fails with the script's output.
 
 #include <gtest/gtest.h>
 
@@ -137,7 +137,8 @@ class ResourceClusterTest : public ::testing::Test {
 constexpr const char* kChartRules = R"([
   {"apiGroups":[""],"resources":["pods","nodes"],"verbs":["get","list","watch"]},
   {"apiGroups":["resource.k8s.io"],
-   "resources":["deviceclasses","resourceslices","resourceclaims","resourceclaimtemplates"],
+   "resources":["deviceclasses","resourceslices","resourceclaims","resourceclaimtemplates",
+                "devicetaintrules"],
    "verbs":["get","list","watch"]},
   {"apiGroups":["resource.k8s.io"],"resources":["resourceclaims/status","resourceclaims/binding"],
    "verbs":["update","patch"]}])";
@@ -167,6 +168,12 @@ constexpr const char* kResourceSlice = R"({
              "capacity":{"memory":{"value":"40Gi"}},
              "taints":[{"key":"example.com/maintenance","value":"soon","effect":"NoSchedule"}]},
             {"name":"gpu-1","attributes":{"model":{"string":"A100"}}}]}})";
+
+constexpr const char* kDeviceTaintRule = R"({
+  "apiVersion":"resource.k8s.io/v1","kind":"DeviceTaintRule",
+  "metadata":{"name":"gpu-1-maintenance"},
+  "spec":{"deviceSelector":{"driver":"gpu.example.com","pool":"node-1","device":"gpu-1"},
+          "taint":{"key":"example.com/maintenance","value":"now","effect":"None"}}})";
 
 constexpr const char* kResourceClaim = R"({
   "apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim",
@@ -198,10 +205,10 @@ TEST_F(ResourceClusterTest, InformersSyncAndWriterUpdatesClaimStatus) {
   api::ClusterObjects objects;
   InformerFactory factory(as_berth, objects, {},
                           std::set<std::string>{"DeviceClass", "ResourceSlice", "ResourceClaim",
-                                                "ResourceClaimTemplate"});
-  EXPECT_EQ(factory.Kinds(),
-            (std::vector<std::string>{"Pod", "Node", "DeviceClass", "ResourceSlice",
-                                      "ResourceClaim", "ResourceClaimTemplate"}));
+                                                "ResourceClaimTemplate", "DeviceTaintRule"});
+  EXPECT_EQ(factory.Kinds(), (std::vector<std::string>{
+                                 "Pod", "Node", "DeviceClass", "ResourceSlice", "ResourceClaim",
+                                 "ResourceClaimTemplate", "DeviceTaintRule"}));
   factory.Start();
   Ok synced = factory.WaitForCacheSync(milliseconds(30000));
   ASSERT_TRUE(synced.ok()) << synced.error();
@@ -211,12 +218,21 @@ TEST_F(ResourceClusterTest, InformersSyncAndWriterUpdatesClaimStatus) {
   Create("/apis/resource.k8s.io/v1/namespaces/default/resourceclaims", kResourceClaim);
   Create("/apis/resource.k8s.io/v1/namespaces/default/resourceclaimtemplates",
          kResourceClaimTemplate);
+  Create("/apis/resource.k8s.io/v1/devicetaintrules", kDeviceTaintRule);
   ASSERT_TRUE(WaitFor(
       [&] {
         return objects.device_classes.Size() == 1 && objects.resource_slices.Size() == 1 &&
-               objects.resource_claims.Size() == 1 && objects.resource_claim_templates.Size() == 1;
+               objects.resource_claims.Size() == 1 &&
+               objects.resource_claim_templates.Size() == 1 &&
+               objects.device_taint_rules.Size() == 1;
       },
       milliseconds(20000)));
+  auto rule = objects.device_taint_rules.Get("gpu-1-maintenance");
+  ASSERT_NE(rule, nullptr);
+  ASSERT_TRUE(rule->spec.device_selector.has_value());
+  EXPECT_EQ(rule->spec.device_selector->device, "gpu-1");
+  EXPECT_EQ(rule->spec.taint.effect, "None");
+  EXPECT_TRUE(rule->spec.taint.time_added.has_value());  // set by the API server
 
   auto dc = objects.device_classes.Get("gpu.example.com");
   ASSERT_NE(dc, nullptr);

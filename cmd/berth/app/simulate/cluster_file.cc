@@ -168,6 +168,9 @@ struct Loader {
             if (auto ok = check_dup("ResourceClaimTemplate", o.metadata); !ok) return ok;
             out.resource_claim_templates.push_back(
                 std::make_shared<api::ResourceClaimTemplate>(std::move(o)));
+          } else if constexpr (std::is_same_v<T, api::DeviceTaintRule>) {
+            if (auto ok = check_dup("DeviceTaintRule", o.metadata); !ok) return ok;
+            out.device_taint_rules.push_back(std::make_shared<api::DeviceTaintRule>(std::move(o)));
           }
           return {};
         },

@@ -37,6 +37,7 @@ struct ClusterFile {
   std::vector<std::shared_ptr<const api::ResourceSlice>> resource_slices;
   std::vector<std::shared_ptr<const api::ResourceClaim>> resource_claims;
   std::vector<std::shared_ptr<const api::ResourceClaimTemplate>> resource_claim_templates;
+  std::vector<std::shared_ptr<const api::DeviceTaintRule>> device_taint_rules;
   // storage.deckhouse.io/v1alpha1 objects (the ReplicatedStorage plugin's), in file order.
   std::vector<std::shared_ptr<const api::ReplicatedStorageClass>> replicated_storage_classes;
   std::vector<std::shared_ptr<const api::ReplicatedStoragePool>> replicated_storage_pools;

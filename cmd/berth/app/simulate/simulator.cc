@@ -345,6 +345,7 @@ void StoreObjects(const ClusterFile& cluster, api::ClusterObjects& objects) {
   for (const auto& o : cluster.resource_claim_templates) {
     objects.resource_claim_templates.Upsert(o);
   }
+  for (const auto& o : cluster.device_taint_rules) objects.device_taint_rules.Upsert(o);
   for (const auto& o : cluster.replicated_storage_classes) {
     objects.replicated_storage_classes.Upsert(o);
   }

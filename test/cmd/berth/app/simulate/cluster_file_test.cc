@@ -91,6 +91,10 @@ items:
   metadata: {name: one-gpu}
   spec:
     spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]}}
+- apiVersion: resource.k8s.io/v1
+  kind: DeviceTaintRule
+  metadata: {name: maintenance}
+  spec: {deviceSelector: {driver: gpu.example.com}, taint: {key: k, effect: NoSchedule}}
 - apiVersion: v1
   kind: Pod
   metadata: {name: trainer}
@@ -117,6 +121,8 @@ items:
   EXPECT_EQ(c->resource_claims[1]->metadata.uid, "u-1");
   ASSERT_EQ(c->resource_claim_templates.size(), 1u);
   EXPECT_EQ(c->resource_claim_templates[0]->metadata.namespace_, "default");
+  ASSERT_EQ(c->device_taint_rules.size(), 1u);
+  EXPECT_EQ(c->device_taint_rules[0]->spec.device_selector->driver, "gpu.example.com");
   ASSERT_EQ(c->pods.size(), 1u);
   ASSERT_EQ(c->pods[0]->status.resource_claim_statuses.size(), 1u);
   EXPECT_EQ(c->pods[0]->status.resource_claim_statuses[0].resource_claim_name, "trainer-gpu-x1");

@@ -223,7 +223,7 @@ spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.c
   // The daemon watches these kinds because the default profile's DynamicResources reads them.
   EXPECT_EQ(registry_.Reads("DynamicResources"),
             (std::vector<std::string>{"DeviceClass", "ResourceSlice", "ResourceClaim",
-                                      "ResourceClaimTemplate"}));
+                                      "ResourceClaimTemplate", "DeviceTaintRule"}));
   auto pods = Run(Node("n1", "2") + dra + Pod("plain", "1") +
                   Pod("trainer", "1", "  resourceClaims: [{name: gpu, resourceClaimName: gpu}]\n"));
   ASSERT_EQ(pods.size(), 2u);
