@@ -44,6 +44,39 @@ Ok DynamicResources::ForEachPodClaim(const api::Pod& pod,
   return {};
 }
 
+namespace {
+
+bool RuleSelects(const api::DeviceTaintRule& rule, const api::ResourceSlice& slice,
+                 const api::Device& device) {
+  if (!rule.spec.device_selector) return false;
+  const auto& sel = *rule.spec.device_selector;
+  return (!sel.driver || *sel.driver == slice.spec.driver) &&
+         (!sel.pool || *sel.pool == slice.spec.pool.name) &&
+         (!sel.device || *sel.device == device.name);
+}
+
+// Upstream's ListWithDeviceTaintRules: the slices with each DeviceTaintRule's taint added to the
+// devices it selects (copies only of the slices a rule touches).
+std::vector<std::shared_ptr<const api::ResourceSlice>> WithDeviceTaintRules(
+    std::vector<std::shared_ptr<const api::ResourceSlice>> slices,
+    const std::vector<std::shared_ptr<const api::DeviceTaintRule>>& rules) {
+  if (rules.empty()) return slices;
+  for (auto& slice : slices) {
+    std::shared_ptr<api::ResourceSlice> patched;
+    for (size_t d = 0; d < slice->spec.devices.size(); ++d) {
+      for (const auto& rule : rules) {
+        if (!RuleSelects(*rule, *slice, slice->spec.devices[d])) continue;
+        if (!patched) patched = std::make_shared<api::ResourceSlice>(*slice);
+        patched->spec.devices[d].taints.push_back(rule->spec.taint);
+      }
+    }
+    if (patched) slice = std::move(patched);
+  }
+  return slices;
+}
+
+}  // namespace
+
 Status DynamicResources::PreEnqueue(const framework::PodInfo& pod) const {
   Ok ok = ForEachPodClaim(pod.Pod(), nullptr);
   if (!ok.ok()) return Status::Unresolvable(ok.error());
@@ -105,7 +138,8 @@ Status DynamicResources::PreFilter(framework::CycleState& state, const framework
     }
   }
   if (to_allocate > 0) {
-    data->slices = objects.resource_slices.List();
+    data->slices =
+        WithDeviceTaintRules(objects.resource_slices.List(), objects.device_taint_rules.List());
     std::vector<const api::ResourceSlice*> slices;
     slices.reserve(data->slices.size());
     for (const auto& s : data->slices) slices.push_back(s.get());

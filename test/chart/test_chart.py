@@ -606,6 +606,8 @@ class ChartTest(unittest.TestCase):
                                     "resourceclaimtemplates", "devicetaintrules")]
         needed += [(verb, "resource.k8s.io", "resourceclaims", sub) for verb in ("update", "patch")
                    for sub in ("status", "binding")]
+        # PreBind's finalizer patch.
+        needed += [("patch", "resource.k8s.io", "resourceclaims")]
         # ReplicatedStorage's optional informers (Deckhouse replicated storage).
         needed += [(verb, "storage.deckhouse.io", resource) for verb in ("list", "watch")
                    for resource in ("replicatedstorageclasses", "replicatedstoragepools",
@@ -636,7 +638,6 @@ class ChartTest(unittest.TestCase):
                       ("create", "resource.k8s.io", "resourceclaims", ""),
                       ("delete", "resource.k8s.io", "resourceclaims", ""),
                       ("update", "resource.k8s.io", "resourceclaims", ""),
-                      ("patch", "resource.k8s.io", "resourceclaims", ""),
                       ("update", "resource.k8s.io", "resourceclaims", "driver"),
                       ("create", "resource.k8s.io", "resourceslices", ""),
                       ("update", "resource.k8s.io", "resourceslices", ""),
