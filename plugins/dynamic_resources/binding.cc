@@ -74,7 +74,10 @@ void DynamicResources::Unreserve(framework::CycleState& state, const framework::
     // A reservation PreBind added for this pod is taken back; failures are only logged by the
     // writer (upstream does the same): the claim controller cleans up after deleted pods.
     if (claim->status.allocation && IsReservedForPod(pod.Pod(), *claim)) {
-      (void)handle_->api_writer().RemoveResourceClaimReservation(*claim, pod.Uid());
+      // Off the scheduling thread, like every API write.
+      handle_->RunAsync([writer = &handle_->api_writer(), claim, uid = pod.Uid()] {
+        (void)writer->RemoveResourceClaimReservation(*claim, uid);
+      });
     }
   }
 }
@@ -183,12 +186,17 @@ Status DynamicResources::PostFilter(framework::CycleState& state, const framewor
     const api::ResourceClaim& claim = *data->claims[index];
     const auto& reserved = claim.status.reserved_for;
     if (reserved.empty() || (reserved.size() == 1 && reserved[0].uid == pod.Uid())) {
-      api::ResourceClaim deallocated = claim;
-      deallocated.status.reserved_for.clear();
-      deallocated.status.allocation.reset();
-      deallocated.status.devices.clear();
-      auto written = handle_->api_writer().UpdateResourceClaimStatus(deallocated);
-      if (!written.ok()) return Status::Error(written.error());
+      auto deallocated = std::make_shared<api::ResourceClaim>(claim);
+      deallocated->status.reserved_for.clear();
+      deallocated->status.allocation.reset();
+      deallocated->status.devices.clear();
+      // Upstream writes here, on the scheduling thread; berth hands the write to a binding
+      // worker (no HTTP on the scheduling thread). The claim's update event then requeues the
+      // pod, as upstream's does; a failed write is logged by the writer and retried by the next
+      // attempt.
+      handle_->RunAsync([writer = &handle_->api_writer(), deallocated] {
+        (void)writer->UpdateResourceClaimStatus(*deallocated);
+      });
       return Status(framework::Code::kUnschedulable, "deallocation of ResourceClaim completed");
     }
   }
