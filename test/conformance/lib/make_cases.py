@@ -61,8 +61,201 @@ PRIORITIES = [
 ]
 
 
-def cases():
+# ---- Dynamic Resource Allocation (resource.k8s.io/v1) ----
+DRIVER = "gpu.example.com"
+RES = "resource.k8s.io/v1"
+
+
+def device_class(name=DRIVER, extra=None):
+    sel = [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]
+    if extra:
+        sel.append({"cel": {"expression": extra}})
+    return {"apiVersion": RES, "kind": "DeviceClass", "metadata": {"name": name},
+            "spec": {"selectors": sel}}
+
+
+def gpu(name, model="a100", mem="80Gi", taints=None):
+    d = {"name": name, "attributes": {"model": {"string": model}},
+         "capacity": {"memory": {"value": mem}}}
+    if taints:
+        d["taints"] = taints
+    return d
+
+
+def rslice(node, devices, pool=None, count=1, name=None, all_nodes=False, node_selector=None):
+    """A ResourceSlice of the driver: node-local (nodeName) unless all_nodes / node_selector."""
+    pool = pool or node
+    spec = {"driver": DRIVER, "pool": {"name": pool, "generation": 1, "resourceSliceCount": count},
+            "devices": devices}
+    if all_nodes:
+        spec["allNodes"] = True
+    elif node_selector:
+        spec["nodeSelector"] = node_selector
+    else:
+        spec["nodeName"] = node
+    return {"apiVersion": RES, "kind": "ResourceSlice",
+            "metadata": {"name": name or f"{pool}-{DRIVER}"}, "spec": spec}
+
+
+def req(name, cls=DRIVER, count=None, mode=None, selectors=None, tolerations=None):
+    ex = {"deviceClassName": cls}
+    if count:
+        ex["count"] = count
+    if mode:
+        ex["allocationMode"] = mode
+    if selectors:
+        ex["selectors"] = [{"cel": {"expression": e}} for e in selectors]
+    if tolerations:
+        ex["tolerations"] = tolerations
+    return {"name": name, "exactly": ex}
+
+
+def first_available(name, subs):
+    """subs: [(subrequest name, count)] in order of preference."""
+    return {"name": name, "firstAvailable": [{"name": n, "deviceClassName": DRIVER, "count": c}
+                                             for n, c in subs]}
+
+
+def claim_spec(requests, match_attribute=None):
+    devices = {"requests": requests}
+    if match_attribute:
+        devices["constraints"] = [{"matchAttribute": match_attribute}]
+    return {"devices": devices}
+
+
+def template(name, requests, match_attribute=None, ns="default"):
+    return {"apiVersion": RES, "kind": "ResourceClaimTemplate",
+            "metadata": {"name": name, "namespace": ns},
+            "spec": {"spec": claim_spec(requests, match_attribute)}}
+
+
+def rclaim(name, requests, match_attribute=None, ns="default"):
+    return {"apiVersion": RES, "kind": "ResourceClaim", "metadata": {"name": name, "namespace": ns},
+            "spec": claim_spec(requests, match_attribute)}
+
+
+def dra_pod(name, templates=(), claims=(), cpu="100m", **kw):
+    """A pending pod with one resourceClaims entry per template (the recorder makes the claim, as
+    the resource claim controller would) and per named claim."""
+    rc = [{"name": f"t{k}", "resourceClaimTemplateName": t} for k, t in enumerate(templates)]
+    rc += [{"name": f"c{k}", "resourceClaimName": c} for k, c in enumerate(claims)]
+    return pod(name, cpu, resourceClaims=rc, **kw)
+
+
+MEM40 = f'device.capacity["{DRIVER}"].memory.compareTo(quantity("40Gi")) >= 0'
+
+
+def dra_cases():
     out = {}
+    out["dra-one-gpu"] = {
+        "about": "one GPU per pod from a template until the devices run out (cannot allocate)",
+        "config": config(),
+        "objects": [node("n1"), node("n2"), node("n3"), device_class(),
+                    rslice("n1", [gpu("gpu-0"), gpu("gpu-1")]), rslice("n2", [gpu("gpu-0")]),
+                    template("one", [req("gpu")])],
+        "pending": [dra_pod(f"p{k}", ["one"]) for k in range(1, 6)]}
+    out["dra-match-attribute"] = {
+        "about": "two GPUs with matchAttribute model: only nodes with two of one model",
+        "config": config(),
+        "objects": [node("n1"), node("n2"), node("n3"), device_class(),
+                    rslice("n1", [gpu("gpu-0", "a100"), gpu("gpu-1", "h100")]),
+                    rslice("n2", [gpu("gpu-0", "l4"), gpu("gpu-1", "a100"), gpu("gpu-2", "l4")]),
+                    rslice("n3", [gpu("gpu-0", "h100"), gpu("gpu-1", "h100"),
+                                  gpu("gpu-2", "a100"), gpu("gpu-3", "a100")]),
+                    template("pair", [req("gpus", count=2)], f"{DRIVER}/model")],
+        "pending": [dra_pod(f"p{k}", ["pair"]) for k in range(1, 5)]}
+    out["dra-selectors"] = {
+        "about": "DeviceClass CEL selector (model) and a request selector (memory >= 40Gi)",
+        "config": config(),
+        "objects": [node("n1"), node("n2"), node("n3"),
+                    device_class("big-gpu", f'device.attributes["{DRIVER}"].model != "l4"'),
+                    rslice("n1", [gpu("gpu-0", "l4", "24Gi"), gpu("gpu-1", "a100", "40Gi")]),
+                    rslice("n2", [gpu("gpu-0", "l4", "48Gi"), gpu("gpu-1", "a100", "20Gi")]),
+                    rslice("n3", [gpu("gpu-0", "h100", "80Gi"), gpu("gpu-1", "a100", "80Gi")]),
+                    template("big", [req("gpu", cls="big-gpu", selectors=[MEM40])])],
+        "pending": [dra_pod(f"p{k}", ["big"]) for k in range(1, 5)]}
+    out["dra-first-available"] = {
+        "about": "firstAvailable: two GPUs, else one; nodes with one GPU get the second "
+                 "subrequest and a lower DynamicResources score",
+        "config": config(),
+        "objects": [node("n1"), node("n2"), node("n3"), node("n4"), device_class(),
+                    rslice("n1", [gpu("gpu-0"), gpu("gpu-1")]), rslice("n2", [gpu("gpu-0")]),
+                    rslice("n3", [gpu("gpu-0"), gpu("gpu-1"), gpu("gpu-2")]),
+                    rslice("n4", [gpu("gpu-0")]),
+                    template("pref", [first_available("gpu", [("two", 2), ("one", 1)])])],
+        "pending": [dra_pod(f"p{k}", ["pref"]) for k in range(1, 6)]}
+    out["dra-shared-claim"] = {
+        "about": "one named claim shared by two pods: the second goes where it is allocated",
+        "config": config(),
+        "objects": [node("n1"), node("n2"), node("n3"), device_class(),
+                    rslice("n2", [gpu("gpu-0")]), rslice("n3", [gpu("gpu-0"), gpu("gpu-1")]),
+                    rclaim("shared", [req("gpu")])],
+        "pending": [dra_pod("a", claims=["shared"]), dra_pod("b", claims=["shared"]),
+                    dra_pod("c", claims=["shared"], cpu="3500m")]}
+    out["dra-missing"] = {
+        "about": "a claim that does not exist yet (PreEnqueue), a missing DeviceClass (named "
+                 "claim and template)",
+        "config": config(),
+        "objects": [node("n1"), node("n2"), device_class(), rslice("n1", [gpu("gpu-0")]),
+                    rclaim("no-class", [req("gpu", cls="absent.example.com")]),
+                    template("no-class-t", [req("gpu", cls="absent.example.com")])],
+        "pending": [dra_pod("missing-claim", claims=["not-yet"]),
+                    dra_pod("missing-class", claims=["no-class"]),
+                    dra_pod("missing-class-t", ["no-class-t"]),
+                    dra_pod("ok", claims=[])]}
+    taint = [{"key": "maintenance", "value": "true", "effect": "NoSchedule"}]
+    tol = [{"key": "maintenance", "operator": "Exists", "effect": "NoSchedule"}]
+    out["dra-device-taints"] = {
+        "about": "NoSchedule device taints: skipped without a toleration, used with one",
+        "config": config(),
+        "objects": [node("n1"), node("n2"), device_class(),
+                    rslice("n1", [gpu("gpu-0", taints=taint), gpu("gpu-1", taints=taint)]),
+                    rslice("n2", [gpu("gpu-0", taints=taint), gpu("gpu-1")]),
+                    template("plain", [req("gpu")]),
+                    template("tolerant", [req("gpu", tolerations=tol)])],
+        "pending": [dra_pod("plain-1", ["plain"]), dra_pod("plain-2", ["plain"]),
+                    dra_pod("tolerant-1", ["tolerant"]), dra_pod("tolerant-2", ["tolerant"]),
+                    dra_pod("tolerant-3", ["tolerant"])]}
+    out["dra-allocation-all"] = {
+        "about": "allocationMode All: every matching device of a node, none on a node without",
+        "config": config(),
+        "objects": [node("n1"), node("n2"), node("n3"), device_class(),
+                    rslice("n1", [gpu("gpu-0"), gpu("gpu-1"), gpu("gpu-2", "l4", "24Gi")]),
+                    rslice("n2", [gpu("gpu-0", "l4", "24Gi")]),
+                    template("all", [req("gpus", mode="All")]),
+                    template("all-big", [req("gpus", mode="All", selectors=[MEM40])])],
+        "pending": [dra_pod("all-big-1", ["all-big"]), dra_pod("all-1", ["all"]),
+                    dra_pod("all-2", ["all"])]}
+    out["dra-network-attached"] = {
+        "about": "network-attached pools: allNodes, and a nodeSelector (zone)",
+        "config": config(),
+        "objects": [node("n1", zone="a"), node("n2", zone="a"), node("n3", zone="b"),
+                    device_class(),
+                    rslice("", [gpu("gpu-0"), gpu("gpu-1")], pool="fabric", all_nodes=True),
+                    rslice("", [gpu("gpu-0", "h100")], pool="zone-a",
+                           node_selector={"nodeSelectorTerms": [{"matchExpressions": [
+                               {"key": "topology.kubernetes.io/zone", "operator": "In",
+                                "values": ["a"]}]}]}),
+                    template("any", [req("gpu")]),
+                    template("h100", [req("gpu", selectors=[
+                        f'device.attributes["{DRIVER}"].model == "h100"'])])],
+        "pending": [dra_pod("h100-1", ["h100"]), dra_pod("any-1", ["any"]),
+                    dra_pod("any-2", ["any"]), dra_pod("any-3", ["any"]),
+                    dra_pod("h100-2", ["h100"])]}
+    out["dra-incomplete-pool"] = {
+        "about": "a pool whose resourceSliceCount is larger than the slices published",
+        "config": config(),
+        "objects": [node("n1"), node("n2"), device_class(),
+                    rslice("n1", [gpu("gpu-0"), gpu("gpu-1")], count=2, name="n1-part-0"),
+                    rslice("n2", [gpu("gpu-0")]),
+                    template("one", [req("gpu")]), template("all", [req("gpus", mode="All")])],
+        "pending": [dra_pod("all-1", ["all"]), dra_pod("one-1", ["one"]),
+                    dra_pod("one-2", ["one"]), dra_pod("one-3", ["one"])]}
+    return out
+
+
+def cases():
+    out = dra_cases()
     # BalancedAllocation: the score of the pod's improvement of the balance (v1.37 semantics).
     out["balanced-allocation"] = {
         "about": "NodeResourcesBalancedAllocation scores with uneven cpu/memory use",

@@ -14,7 +14,8 @@ import subprocess
 
 DEFAULT_WEIGHTS = {"TaintToleration": 3, "NodeAffinity": 2, "NodeResourcesFit": 1,
                    "PodTopologySpread": 2, "InterPodAffinity": 2,
-                   "NodeResourcesBalancedAllocation": 1, "ImageLocality": 1}
+                   "NodeResourcesBalancedAllocation": 1, "ImageLocality": 1,
+                   "DynamicResources": 2}
 
 
 class Divergence:
@@ -54,13 +55,22 @@ def snapshots(rec):
         return f"{m.get('namespace', '')}/{m['name']}"
 
     removed = set()
+    # ResourceClaims as upstream left them after the previous pod (allocations, reservedFor),
+    # then the claims the recorder's claim controller made for this pod.
+    claims = {key(o): o for o in rec["objects"] if o["kind"] == "ResourceClaim"}
     for i, entry in enumerate(rec["pods"]):
         pod, out = entry["pod"], entry["outcome"]
         if not (out.get("create_error") or out.get("timeout")):
             objs = [o for o in rec["objects"]
-                    if not (o["kind"] == "Pod" and key(o) in removed)]
+                    if not (o["kind"] == "Pod" and key(o) in removed)
+                    and o["kind"] != "ResourceClaim"]
+            now = dict(claims)
+            now.update({key(c): c for c in entry.get("claims_made") or []})
+            objs += list(now.values())
             objs += list(state.values()) + [pod]
             yield i, pod, out, objs
+        if "claims_after" in entry:
+            claims = {key(c): c for c in entry["claims_after"]}
         for v in out.get("victims", []) or []:
             removed.add(v)
             state.pop(v, None)
@@ -102,6 +112,13 @@ def compare_pod(rec, i, pod, out, berth_out, divs):
         div("berth-no-entry", out, berth_out)
         return
     b_status, b_node, b_msg = mine.get("status"), mine.get("node"), mine.get("message")
+    if out.get("pre_enqueue"):
+        # A claim of the pod did not exist: DynamicResources' PreEnqueue kept it out of the
+        # queue, and upstream writes no event or condition for that, so there is no message to
+        # compare; berth must not schedule it.
+        if b_status == "Scheduled":
+            div("schedulable-in-berth", {"pre_enqueue": True}, {"node": b_node})
+        return
     if out.get("gated"):
         if b_status != "Gated" or b_msg != "Scheduling is blocked due to non-empty scheduling gates":
             div("gated", {"status": "Gated (no event)"}, {"status": b_status, "message": b_msg})
@@ -159,6 +176,7 @@ def compare_pod(rec, i, pod, out, berth_out, divs):
     if not up_scores:
         if out["node"] != b_node:
             div("node", out["node"], b_node, "single feasible node upstream")
+        compare_claims(out, mine, b_node, div)
         return
     w = weights(rec["config"], pod["spec"].get("schedulerName", "default-scheduler"))
     if set(up_scores) != set(b_scores):
@@ -194,6 +212,23 @@ def compare_pod(rec, i, pod, out, berth_out, divs):
             div("node", out["node"], tops, f"berth's best total {best}")
     elif out["node"] != b_node:
         div("node", out["node"], b_node)
+    compare_claims(out, mine, b_node, div)
+
+
+def compare_claims(out, mine, b_node, div):
+    """The devices upstream allocated (each claim's status.allocation.devices.results) against
+    berth simulate's "claims". Compared when berth picked upstream's node: on a given node the
+    allocator is deterministic (pools, slices and devices in a fixed order, first fit with
+    backtracking), so the devices must match exactly. When the totals tie and berth broke the
+    tie the other way, its devices are on another node and are not comparable."""
+    if "claims" not in out:
+        return
+    if b_node != out["node"]:
+        return
+    up = out["claims"]
+    be = mine.get("claims") or {}
+    if up != be:
+        div("claims", up, be)
 
 
 # (scenario, pod index) of pods compared partially because upstream's search was cut.
