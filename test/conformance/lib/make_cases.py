@@ -185,13 +185,14 @@ def dra_cases():
                     template("pref", [first_available("gpu", [("two", 2), ("one", 1)])])],
         "pending": [dra_pod(f"p{k}", ["pref"]) for k in range(1, 6)]}
     out["dra-shared-claim"] = {
-        "about": "one named claim shared by two pods: the second goes where it is allocated",
+        "about": "one named claim shared by pods: the second goes where it is allocated; a third "
+                 "does not fit there (resourceclaim not available on the other nodes)",
         "config": config(),
         "objects": [node("n1"), node("n2"), node("n3"), device_class(),
                     rslice("n2", [gpu("gpu-0")]), rslice("n3", [gpu("gpu-0"), gpu("gpu-1")]),
                     rclaim("shared", [req("gpu")])],
         "pending": [dra_pod("a", claims=["shared"]), dra_pod("b", claims=["shared"]),
-                    dra_pod("c", claims=["shared"], cpu="3500m")]}
+                    dra_pod("c", claims=["shared"], cpu="3900m")]}
     out["dra-missing"] = {
         "about": "a claim that does not exist yet (PreEnqueue), a missing DeviceClass (named "
                  "claim and template)",
