@@ -100,7 +100,9 @@ def run_berth(berth, objects, config, workdir, tag):
         return None, "unparsable output: " + p.stdout[:200]
 
 
-def compare_pod(rec, i, pod, out, berth_out, divs):
+def compare_pod(rec, i, pod, out, berth_out, divs, pin=None):
+    """pin: a list that gets upstream's node when the devices must be compared on it (a tie
+    berth broke the other way; see compare_claims)."""
     name = rec["name"]
     pkey = f"{pod['metadata']['namespace']}/{pod['metadata']['name']}"
 
@@ -176,7 +178,7 @@ def compare_pod(rec, i, pod, out, berth_out, divs):
     if not up_scores:
         if out["node"] != b_node:
             div("node", out["node"], b_node, "single feasible node upstream")
-        compare_claims(out, mine, b_node, div)
+        compare_claims(out, mine, b_node, div, pin)
         return
     w = weights(rec["config"], pod["spec"].get("schedulerName", "default-scheduler"))
     if set(up_scores) != set(b_scores):
@@ -212,10 +214,10 @@ def compare_pod(rec, i, pod, out, berth_out, divs):
             div("node", out["node"], tops, f"berth's best total {best}")
     elif out["node"] != b_node:
         div("node", out["node"], b_node)
-    compare_claims(out, mine, b_node, div)
+    compare_claims(out, mine, b_node, div, pin)
 
 
-def compare_claims(out, mine, b_node, div):
+def compare_claims(out, mine, b_node, div, pin=None):
     """The devices upstream allocated (each claim's status.allocation.devices.results) against
     berth simulate's "claims". Compared when berth picked upstream's node: on a given node the
     allocator is deterministic (pools, slices and devices in a fixed order, first fit with
@@ -224,15 +226,37 @@ def compare_claims(out, mine, b_node, div):
     if "claims" not in out:
         return
     if b_node != out["node"]:
+        if pin is not None:
+            pin.append(out["node"])  # replay() runs it again pinned to upstream's node
+        else:
+            CLAIMS_SKIPPED.append(1)
         return
+    CLAIMS_COMPARED.append(1)
     up = out["claims"]
     be = mine.get("claims") or {}
     if up != be:
         div("claims", up, be)
 
 
+def pinned(pod, node):
+    """pod, required to land on node (matchFields metadata.name ANDed into every required node
+    affinity term): the devices the allocator picks on a node do not depend on how the node was
+    chosen, so a tie berth broke the other way can still be compared on upstream's node."""
+    p = json.loads(json.dumps(pod))
+    field = {"key": "metadata.name", "operator": "In", "values": [node]}
+    na = p["spec"].setdefault("affinity", {}).setdefault("nodeAffinity", {})
+    req = na.setdefault("requiredDuringSchedulingIgnoredDuringExecution", {})
+    terms = req.setdefault("nodeSelectorTerms", []) or [{}]
+    for t in terms:
+        t["matchFields"] = (t.get("matchFields") or []) + [field]
+    req["nodeSelectorTerms"] = terms
+    return p
+
+
 # (scenario, pod index) of pods compared partially because upstream's search was cut.
 PARTIAL = []
+# Bound pods with claims whose devices were compared / not (berth broke a tie the other way).
+CLAIMS_COMPARED, CLAIMS_SKIPPED = [], []
 
 
 def num_feasible_nodes_to_find(n_nodes, percentage=0):
@@ -259,5 +283,21 @@ def replay(rec, berth, workdir):
             divs.append(Divergence(rec["name"], i, f"{pod['metadata']['namespace']}/{pod['metadata']['name']}",
                                    cause, out, {"error": err}))
             continue
-        compare_pod(rec, i, pod, out, berth_out, divs)
+        pin = []
+        compare_pod(rec, i, pod, out, berth_out, divs, pin)
+        if pin:
+            # berth's totals tied and it chose another node: compare the devices on upstream's.
+            pkey = f"{pod['metadata']['namespace']}/{pod['metadata']['name']}"
+            objs2 = [pinned(o, pin[0]) if o is pod else o for o in objs]
+            again, err = run_berth(berth, objs2, rec["config"], workdir, tag + "-pinned")
+            mine = next((e for e in (again or {}).get("pods", []) if e.get("pod") == pkey), None)
+            if not mine or mine.get("node") != pin[0]:
+                CLAIMS_SKIPPED.append(1)
+                divs.append(Divergence(rec["name"], i, pkey, "claims-pinned", out.get("claims"),
+                                       {"error": err, "entry": mine}))
+                continue
+            CLAIMS_COMPARED.append(1)
+            if (mine.get("claims") or {}) != out["claims"]:
+                divs.append(Divergence(rec["name"], i, pkey, "claims", out["claims"],
+                                       mine.get("claims") or {}, "pinned to upstream's node"))
     return count, divs
