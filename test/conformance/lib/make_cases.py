@@ -252,6 +252,85 @@ def dra_cases():
                     template("one", [req("gpu")]), template("all", [req("gpus", mode="All")])],
         "pending": [dra_pod("all-1", ["all"]), dra_pod("one-1", ["one"]),
                     dra_pod("one-2", ["one"]), dra_pod("one-3", ["one"])]}
+    def vgpu(name, model, mem, version):
+        d = gpu(name, model, mem)
+        d["attributes"]["driverVersion"] = {"version": version}
+        return d
+    out["dra-multi"] = {
+        "about": "a claim with two requests, a pod with a template claim and a named claim, a "
+                 "semver selector, and a selector with a CEL runtime error (missing attribute)",
+        "config": config(),
+        "objects": [node("n1"), node("n2"), node("n3"), device_class(),
+                    rslice("n1", [vgpu("gpu-0", "a100", "80Gi", "1.2.0"),
+                                  vgpu("gpu-1", "l4", "24Gi", "1.2.0")]),
+                    rslice("n2", [vgpu("gpu-0", "l4", "24Gi", "0.9.1"),
+                                  vgpu("gpu-1", "a100", "40Gi", "2.0.0"),
+                                  vgpu("gpu-2", "l4", "24Gi", "2.0.0")]),
+                    rslice("n3", [gpu("gpu-0", "h100", "80Gi")]),
+                    template("two-kinds", [
+                        req("big", selectors=[MEM40]),
+                        req("small", selectors=[f'device.attributes["{DRIVER}"].model == "l4"'])]),
+                    template("new-driver", [req("gpu", selectors=[
+                        f'device.attributes["{DRIVER}"].driverVersion.isGreaterThan('
+                        f'semver("1.0.0"))'])]),
+                    # Errs on n3's h100 only (&& short-circuits elsewhere): with one erring
+                    # node the message is deterministic (with several, upstream reports the
+                    # error of whichever parallel Filter call failed first).
+                    template("typo", [req("gpu", selectors=[
+                        f'device.attributes["{DRIVER}"].model == "h100" && '
+                        f'device.attributes["{DRIVER}"].modle == "a100"'])]),
+                    rclaim("extra", [req("gpu", selectors=[
+                        f'device.attributes["{DRIVER}"].model == "l4"'])])],
+        "pending": [dra_pod("typo-1", ["typo"]), dra_pod("two-kinds-1", ["two-kinds"]),
+                    dra_pod("both-1", ["new-driver"], claims=["extra"]),
+                    dra_pod("new-driver-1", ["new-driver"]),
+                    dra_pod("two-kinds-2", ["two-kinds"])]}
+    gen2 = rslice("n1", [gpu("gpu-9")], name="n1-gen-2")
+    gen2["spec"]["pool"]["generation"] = 2
+    out["dra-pool-generations"] = {
+        "about": "a pool republished at generation 2: the generation-1 slice's devices are stale",
+        "config": config(),
+        "objects": [node("n1"), node("n2"), device_class(),
+                    rslice("n1", [gpu("gpu-0"), gpu("gpu-1")], name="n1-gen-1"), gen2,
+                    rslice("n2", [gpu("gpu-0")]), template("one", [req("gpu")])],
+        "pending": [dra_pod(f"p{k}", ["one"]) for k in range(1, 5)]}
+
+    def part(name, mem):
+        return {"name": name, "attributes": {"model": {"string": "a100"}},
+                "capacity": {"memory": {"value": mem}},
+                "consumesCounters": [{"counterSet": "gpu-0-counters",
+                                      "counters": {"memory": {"value": mem}}}]}
+    counters = rslice("n1", [], count=2, name="n1-counters")
+    del counters["spec"]["devices"]
+    counters["spec"]["sharedCounters"] = [{"name": "gpu-0-counters",
+                                           "counters": {"memory": {"value": "80Gi"}}}]
+    out["dra-partitionable"] = {
+        "about": "partitionable devices: a whole GPU and two halves share one counter set",
+        "config": config(),
+        "objects": [node("n1"), node("n2"), device_class(), counters,
+                    rslice("n1", [part("gpu-0-full", "80Gi"), part("gpu-0-half-0", "40Gi"),
+                                  part("gpu-0-half-1", "40Gi")], count=2, name="n1-devices"),
+                    rslice("n2", [gpu("gpu-0", "a100", "40Gi")]),
+                    template("half", [req("gpu", selectors=[
+                        f'device.capacity["{DRIVER}"].memory.compareTo(quantity("40Gi")) == 0'])]),
+                    template("full", [req("gpu", selectors=[
+                        f'device.capacity["{DRIVER}"].memory.compareTo(quantity("80Gi")) == 0'])])],
+        "pending": [dra_pod("half-1", ["half"]), dra_pod("full-1", ["full"]),
+                    dra_pod("half-2", ["half"]), dra_pod("half-3", ["half"]),
+                    dra_pod("half-4", ["half"])]}
+    nic = {"name": "nic-0", "allowMultipleAllocations": True,
+           "attributes": {"model": {"string": "nic"}},
+           "capacity": {"bandwidth": {"value": "10Gi", "requestPolicy": {
+               "default": "1Gi", "validRange": {"min": "1Gi"}}}}}
+    bw = template("bw", [req("nic")])
+    bw["spec"]["spec"]["devices"]["requests"][0]["exactly"]["capacity"] = {
+        "requests": {"bandwidth": "4Gi"}}
+    out["dra-consumable-capacity"] = {
+        "about": "consumable capacity: a NIC with allowMultipleAllocations shared by claims "
+                 "until its bandwidth is used up",
+        "config": config(),
+        "objects": [node("n1"), node("n2"), device_class(), rslice("n1", [nic]), bw],
+        "pending": [dra_pod(f"p{k}", ["bw"]) for k in range(1, 5)]}
     return out
 
 
