@@ -331,6 +331,27 @@ def dra_cases():
         "config": config(),
         "objects": [node("n1"), node("n2"), device_class(), rslice("n1", [nic]), bw],
         "pending": [dra_pod(f"p{k}", ["bw"]) for k in range(1, 5)]}
+    def rule(name, taint, pool=None, device=None):
+        sel = {"driver": DRIVER}
+        if pool:
+            sel["pool"] = pool
+        if device:
+            sel["device"] = device
+        return {"apiVersion": RES, "kind": "DeviceTaintRule", "metadata": {"name": name},
+                "spec": {"deviceSelector": sel, "taint": taint}}
+    broken = [{"key": "broken", "operator": "Exists"}]
+    out["dra-device-taint-rule"] = {
+        "about": "DeviceTaintRules: one device tainted NoSchedule, a whole pool NoExecute; "
+                 "a toleration of one taint only",
+        "config": config(),
+        "objects": [node("n1"), node("n2"), device_class(),
+                    rslice("n1", [gpu("gpu-0"), gpu("gpu-1")]), rslice("n2", [gpu("gpu-0")]),
+                    rule("n1-gpu-0", {"key": "broken", "effect": "NoSchedule"}, "n1", "gpu-0"),
+                    rule("n2-all", {"key": "drain", "value": "now", "effect": "NoExecute"}, "n2"),
+                    template("plain", [req("gpu")]),
+                    template("tolerant", [req("gpu", tolerations=broken)])],
+        "pending": [dra_pod("plain-1", ["plain"]), dra_pod("plain-2", ["plain"]),
+                    dra_pod("tolerant-1", ["tolerant"]), dra_pod("tolerant-2", ["tolerant"])]}
     return out
 
 

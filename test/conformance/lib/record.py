@@ -56,10 +56,11 @@ KINDS = {  # kind -> (api prefix, plural, namespaced)
     "ResourceSlice": ("/apis/resource.k8s.io/v1", "resourceslices", False),
     "ResourceClaim": ("/apis/resource.k8s.io/v1", "resourceclaims", True),
     "ResourceClaimTemplate": ("/apis/resource.k8s.io/v1", "resourceclaimtemplates", True),
+    "DeviceTaintRule": ("/apis/resource.k8s.io/v1", "devicetaintrules", False),
 }
 # Deleted between scenarios, in this order (pods first, so nothing references what goes next).
 RESET_KINDS = ["Pod", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice", "DeviceClass",
-               "PodDisruptionBudget", "Service", "ReplicationController", "ReplicaSet",
+               "DeviceTaintRule", "PodDisruptionBudget", "Service", "ReplicationController", "ReplicaSet",
                "StatefulSet", "DaemonSet", "Job", "PersistentVolumeClaim", "PersistentVolume",
                "CSINode", "StorageClass", "Node"]
 # Created once and kept (the same in every scenario).
