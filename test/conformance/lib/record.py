@@ -20,6 +20,15 @@ plus the outcomes of the pods before it:
   nominated   status.nominatedNodeName seen while preempting; victims: pods deleted meanwhile
   gated       the pod had scheduling gates and upstream wrote nothing for it
   timeout / create_error   upstream gave no outcome in time / the API server refused the pod
+  claims      for a bound pod with ResourceClaims: {claim name: [{request, driver, pool,
+              device}]}, its claims' status.allocation.devices.results read after binding
+  pre_enqueue a claim of the pod did not exist: DynamicResources' PreEnqueue held it (no event)
+A pod entry of a scenario with resource.k8s.io objects also has claims_made (the claims the
+recorder, as the resource claim controller, made from the pod's templates, with the pod's
+status.resourceClaimStatuses written) and claims_after (every ResourceClaim once the outcome is
+in: what the next pod sees). The recorder also plays the DRA driver: the scenario's
+ResourceSlices are created like any object. An unschedulable pod's template claims are deleted
+with it (the garbage collector's part).
 An unschedulable (or gated, or timed-out) pod is deleted before the next pod is created.
 
 One API server serves every scenario (everything is deleted between scenarios; the four

@@ -231,7 +231,10 @@ def compare_claims(out, mine, b_node, div, pin=None):
     berth simulate's "claims". Compared when berth picked upstream's node: on a given node the
     allocator is deterministic (pools, slices and devices in a fixed order, first fit with
     backtracking), so the devices must match exactly. When the totals tie and berth broke the
-    tie the other way, its devices are on another node and are not comparable."""
+    tie the other way, replay() asks berth again with the pod pinned to upstream's node.
+    Compared per result: request, driver, pool, device. Not compared: shareID (a consumable-
+    capacity share gets a random UUID from upstream's GenerateShareID, not deterministic) and
+    consumedCapacity / bindingConditions (berth simulate does not print them)."""
     if "claims" not in out:
         return
     if b_node != out["node"]:
