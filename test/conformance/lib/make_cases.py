@@ -327,10 +327,13 @@ def dra_cases():
         "requests": {"bandwidth": "4Gi"}}
     out["dra-consumable-capacity"] = {
         "about": "consumable capacity: a NIC with allowMultipleAllocations shared by claims "
-                 "until its bandwidth is used up",
+                 "until its bandwidth is used up; then a request without capacity (the "
+                 "requestPolicy default, 1Gi)",
         "config": config(),
-        "objects": [node("n1"), node("n2"), device_class(), rslice("n1", [nic]), bw],
-        "pending": [dra_pod(f"p{k}", ["bw"]) for k in range(1, 5)]}
+        "objects": [node("n1"), node("n2"), device_class(), rslice("n1", [nic]), bw,
+                    template("nic-default", [req("nic")])],
+        "pending": [dra_pod(f"p{k}", ["bw"]) for k in range(1, 5)]
+        + [dra_pod("default-share", ["nic-default"])]}
     def rule(name, taint, pool=None, device=None):
         sel = {"driver": DRIVER}
         if pool:
@@ -352,6 +355,34 @@ def dra_cases():
                     template("tolerant", [req("gpu", tolerations=broken)])],
         "pending": [dra_pod("plain-1", ["plain"]), dra_pod("plain-2", ["plain"]),
                     dra_pod("tolerant-1", ["tolerant"]), dra_pod("tolerant-2", ["tolerant"])]}
+    def sub(name, count=1, model=None):
+        r = {"name": name, "deviceClassName": DRIVER, "count": count}
+        if model:
+            r["selectors"] = [{"cel": {"expression":
+                                       f'device.attributes["{DRIVER}"].model == "{model}"'}}]
+        return r
+    pref3 = template("pref3", [
+        {"name": "main", "firstAvailable": [sub("two", 2, "a100"), sub("one", 1)]},
+        {"name": "side", "firstAvailable": [sub("h", 1, "h100"), sub("l", 1, "l4"),
+                                            sub("f", 1, "fabric")]}])
+    shared = rclaim("pref-shared", [{"name": "link", "firstAvailable": [
+        sub("big", 4, "fabric"), sub("small", 1, "fabric")]}])
+    out["dra-scores"] = {
+        "about": "DynamicResources scores: two firstAvailable requests in one claim, and a "
+                 "shared claim already allocated (network-attached) counted on every node",
+        "config": config(),
+        "objects": [node("n1"), node("n2"), node("n3"), node("n4"), device_class(),
+                    rslice("n1", [gpu("gpu-0"), gpu("gpu-1"), gpu("gpu-2", "h100")]),
+                    rslice("n2", [gpu("gpu-0"), gpu("gpu-1"), gpu("gpu-2", "l4", "24Gi")]),
+                    rslice("n3", [gpu("gpu-0", "h100"), gpu("gpu-1", "l4", "24Gi")]),
+                    rslice("n4", [gpu("gpu-0", "l4", "24Gi")]),
+                    rslice("", [gpu("link-0", "fabric"), gpu("link-1", "fabric"),
+                                gpu("link-2", "fabric")], pool="fabric", all_nodes=True),
+                    pref3, shared],
+        "pending": [dra_pod("s1", claims=["pref-shared"]),
+                    dra_pod("s2", ["pref3"], claims=["pref-shared"]),
+                    dra_pod("s3", ["pref3"]), dra_pod("s4", ["pref3"]),
+                    dra_pod("s5", ["pref3"], claims=["pref-shared"])]}
     return out
 
 
