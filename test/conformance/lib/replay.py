@@ -268,7 +268,7 @@ def pinned(pod, node):
 # (scenario, pod index) of pods compared partially because upstream's search was cut.
 PARTIAL = []
 # Bound pods with claims whose devices were compared / not (berth broke a tie the other way).
-CLAIMS_COMPARED, CLAIMS_SKIPPED = [], []
+CLAIMS_COMPARED, CLAIMS_SKIPPED, CLAIMS_PINNED = [], [], []
 
 
 def num_feasible_nodes_to_find(n_nodes, percentage=0):
@@ -313,6 +313,7 @@ def replay(rec, berth, workdir):
                                        {"error": err, "entry": mine}))
                 continue
             CLAIMS_COMPARED.append(1)
+            CLAIMS_PINNED.append(1)
             if (mine.get("claims") or {}) != out["claims"]:
                 divs.append(Divergence(rec["name"], i, pkey, "claims", out["claims"],
                                        mine.get("claims") or {}, "pinned to upstream's node"))
