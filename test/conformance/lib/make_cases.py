@@ -383,6 +383,26 @@ def dra_cases():
                     dra_pod("s2", ["pref3"], claims=["pref-shared"]),
                     dra_pod("s3", ["pref3"]), dra_pod("s4", ["pref3"]),
                     dra_pod("s5", ["pref3"], claims=["pref-shared"])]}
+    def ext_pod(name, n="1"):
+        p = pod(name)
+        p["spec"]["containers"][0]["resources"] = {"requests": {"example.com/gpu": n},
+                                                  "limits": {"example.com/gpu": n}}
+        return p
+    ext_class = device_class()
+    ext_class["spec"]["extendedResourceName"] = "example.com/gpu"
+    out["dra-extended-resource"] = {
+        "about": "DRAExtendedResource (GA in v1.37): a DeviceClass with extendedResourceName; "
+                 "pods asking for example.com/gpu get devices on nodes that do not advertise it, "
+                 "n3 advertises it (device plugin)",
+        "config": config(),
+        "objects": [node("n1"), node("n2"),
+                    node("n3", status={"capacity": {"cpu": "4", "memory": "8Gi", "pods": "110",
+                                                    "example.com/gpu": "1"},
+                                       "allocatable": {"cpu": "4", "memory": "8Gi",
+                                                       "pods": "110", "example.com/gpu": "1"}}),
+                    ext_class, rslice("n1", [gpu("gpu-0"), gpu("gpu-1")])],
+        "pending": [ext_pod("e1"), ext_pod("e2", "2"), ext_pod("e3"), ext_pod("e4"),
+                    ext_pod("e5")]}
     return out
 
 

@@ -493,6 +493,24 @@ class Recorder:
                           for r in (alloc.get("devices") or {}).get("results") or []]
         return out
 
+    def extended_claim(self, pod):
+        """The devices of the claim upstream's DynamicResources made in PreBind for a pod's
+        DRA-backed extended resources (status.extendedResourceClaimStatus), or None. Kept,
+        not compared: its name comes from generateName (random)."""
+        ns, name = pod["metadata"]["namespace"], pod["metadata"]["name"]
+        try:
+            cur = self.c.get(path_of("Pod", ns, name))
+            st = (cur.get("status") or {}).get("extendedResourceClaimStatus")
+            if not st:
+                return None
+            got = self.c.get(path_of("ResourceClaim", ns, st["resourceClaimName"]))
+        except Exception:
+            return None
+        alloc = (got.get("status") or {}).get("allocation") or {}
+        return {"status": st, "results": [
+            {k: r.get(k) for k in ("request", "driver", "pool", "device")}
+            for r in (alloc.get("devices") or {}).get("results") or []]}
+
     def delete_claims(self, claims):
         """The garbage collector's part for an unschedulable pod's template claims."""
         for c in claims:
@@ -554,6 +572,10 @@ class Recorder:
                                         and self.missing_claims(got))
                 if out["node"] and got["spec"].get("resourceClaims"):
                     out["claims"] = self.allocated_devices(got)
+                if out["node"] and dra:
+                    ext = self.extended_claim(got)
+                    if ext:
+                        out["extended_claim"] = ext
                 key = f"{got['metadata']['namespace']}/{got['metadata']['name']}"
                 if out["node"] or out.get("nominated"):
                     if self.collect_scores(out, key, offset):
