@@ -403,6 +403,29 @@ def dra_cases():
                     ext_class, rslice("n1", [gpu("gpu-0"), gpu("gpu-1")])],
         "pending": [ext_pod("e1"), ext_pod("e2", "2"), ext_pod("e3"), ext_pod("e4"),
                     ext_pod("e5")]}
+    rack = rslice("", [dict(gpu("rack-0", "rack"), nodeName="n2"),
+                       dict(gpu("rack-1", "rack"), allNodes=True)], pool="rack")
+    del rack["spec"]["nodeName"]
+    rack["spec"]["perDeviceNodeSelection"] = True
+
+    def model(m):
+        return [f'device.attributes["{DRIVER}"].model == "{m}"']
+    out["dra-admin-and-node-selection"] = {
+        "about": "adminAccess (namespace labelled) on a device in use; per-device node selection "
+                 "(nodeName, allNodes) (a slice nodeSelector with two terms is refused by the API "
+                 "server)",
+        "config": config(),
+        "namespaces": {"default": {"resource.kubernetes.io/admin-access": "true"}},
+        "objects": [node("n1", zone="a"), node("n2", zone="b"), node("n3", zone="c"),
+                    device_class(), rslice("n1", [gpu("gpu-0")]), rack,
+                    template("one", [req("gpu", selectors=model("a100"))]),
+                    template("admin", [dict(req("gpu", selectors=model("a100")),
+                                            exactly=dict(req("gpu", selectors=model("a100"))
+                                                         ["exactly"], adminAccess=True))]),
+                    template("rack", [req("gpu", selectors=model("rack"))])],
+        "pending": [dra_pod("one-1", ["one"]), dra_pod("admin-1", ["admin"]),
+                    dra_pod("one-2", ["one"]), dra_pod("rack-1", ["rack"]),
+                    dra_pod("rack-2", ["rack"]), dra_pod("rack-3", ["rack"])]}
     return out
 
 
