@@ -11,7 +11,13 @@ generate(seed) -> scenario dict (JSON-serialisable), the same for the same seed:
 Every feature generated is one the recorder can observe and the replayer can compare: ≤ 30 nodes
 (every node scored), or ~120 nodes of which fewer than 100 are feasible (percentageOfNodesToScore
 never cuts the search). Pods whose volumes wait for a first consumer come last (upstream then waits
-in PreBind for a provisioner that does not run, so nothing may follow them). No resource claims.
+in PreBind for a provisioner that does not run, so nothing may follow them).
+
+Dynamic Resource Allocation (generate(seed, dra=...)): a driver's ResourceSlices with a few GPUs
+on some nodes, a DeviceClass (and one with a CEL memory selector), per-namespace
+ResourceClaimTemplates (one GPU, two with matchAttribute, a selector, firstAvailable) and named
+claims, used by some pending pods. dra=None (the default) turns it on for half the seeds above 60,
+decided by a separate random stream: the committed seeds 1..60 are generated exactly as before.
 """
 import random
 
@@ -505,7 +511,7 @@ class Gen:
             self.features.add("wffc")
         return pods
 
-    def generate(self):
+    def generate(self, dra=None):
         config = self.config()
         big = self.big = self.chance(0.12)
         n_nodes = 120 if big else self.r.randint(2, 30)
@@ -600,10 +606,80 @@ class Gen:
                     last.append(p)
                 else:
                     normal.insert(self.r.randint(0, len(normal)), p)
+        if dra is None:
+            dra = self.seed > 60 and random.Random(f"dra-{self.seed}").random() < 0.5
+        if dra and not big:
+            self.dra(normal)
         self.pending = normal + last
         return {"name": f"seed-{self.seed}", "seed": self.seed, "config": config,
                 "namespaces": ns_labels, "objects": self.objects, "pending": self.pending,
                 "features": sorted(self.features)}
+
+    def dra(self, pending):
+        """Devices on some nodes and claims for some pending pods (own random stream)."""
+        rd = random.Random(f"dra-objects-{self.seed}")
+        driver, res = "gpu.example.com", "resource.k8s.io/v1"
+        mem40 = f'device.capacity["{driver}"].memory.compareTo(quantity("40Gi")) >= 0'
+        self.features.add("dra")
+        self.objects.append({"apiVersion": res, "kind": "DeviceClass",
+                             "metadata": {"name": driver},
+                             "spec": {"selectors": [{"cel": {
+                                 "expression": f'device.driver == "{driver}"'}}]}})
+        self.objects.append({"apiVersion": res, "kind": "DeviceClass",
+                             "metadata": {"name": "big-gpu"},
+                             "spec": {"selectors": [
+                                 {"cel": {"expression": f'device.driver == "{driver}"'}},
+                                 {"cel": {"expression": mem40}}]}})
+        for n in self.nodes:
+            if n["spec"].get("unschedulable") or rd.random() < 0.5:
+                continue
+            name = n["metadata"]["name"]
+            devices = []
+            for k in range(rd.randint(1, 4)):
+                model, mem = rd.choice([("a100", "80Gi"), ("a100", "40Gi"), ("l4", "24Gi"),
+                                        ("h100", "80Gi")])
+                devices.append({"name": f"gpu-{k}", "attributes": {"model": {"string": model}},
+                                "capacity": {"memory": {"value": mem}}})
+            self.objects.append({"apiVersion": res, "kind": "ResourceSlice",
+                                 "metadata": {"name": f"{name}-{driver}"},
+                                 "spec": {"driver": driver, "nodeName": name,
+                                          "pool": {"name": name, "generation": 1,
+                                                   "resourceSliceCount": 1},
+                                          "devices": devices}})
+
+        def exactly(name, cls=driver, **kw):
+            return {"name": name, "exactly": dict({"deviceClassName": cls}, **kw)}
+        specs = {
+            "one": {"requests": [exactly("gpu")]},
+            "pair": {"requests": [exactly("gpus", count=2)],
+                     "constraints": [{"matchAttribute": f"{driver}/model"}]},
+            "big": {"requests": [exactly("gpu", cls="big-gpu")]},
+            "pref": {"requests": [{"name": "gpu", "firstAvailable": [
+                {"name": "two", "deviceClassName": driver, "count": 2},
+                {"name": "one", "deviceClassName": driver}]}]},
+        }
+        for ns in NAMESPACES:
+            for t, spec in specs.items():
+                self.objects.append({"apiVersion": res, "kind": "ResourceClaimTemplate",
+                                     "metadata": {"name": t, "namespace": ns},
+                                     "spec": {"spec": {"devices": spec}}})
+        named = []
+        for k in range(rd.randint(0, 2)):
+            ns = rd.choice(NAMESPACES)
+            self.objects.append({"apiVersion": res, "kind": "ResourceClaim",
+                                 "metadata": {"name": f"shared-{k}", "namespace": ns},
+                                 "spec": {"devices": specs["one"]}})
+            named.append((ns, f"shared-{k}"))
+        for p in pending:
+            if p["metadata"]["name"] == "preemptor" or rd.random() < 0.6:
+                continue
+            ns = p["metadata"]["namespace"]
+            mine = [c for cns, c in named if cns == ns]
+            if mine and rd.random() < 0.4:
+                p["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimName": rd.choice(mine)}]
+            else:
+                p["spec"]["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName":
+                                                rd.choice(list(specs))}]
 
     def resize(self, p):
         """A running pod resized in place: status resources differ from spec."""
@@ -628,5 +704,5 @@ def _cpu_m(q):
     return int(q[:-1]) if q.endswith("m") else int(q) * 1000
 
 
-def generate(seed):
-    return Gen(seed).generate()
+def generate(seed, dra=None):
+    return Gen(seed).generate(dra)

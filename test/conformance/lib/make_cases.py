@@ -61,8 +61,376 @@ PRIORITIES = [
 ]
 
 
-def cases():
+# ---- Dynamic Resource Allocation (resource.k8s.io/v1) ----
+DRIVER = "gpu.example.com"
+RES = "resource.k8s.io/v1"
+
+
+def device_class(name=DRIVER, extra=None):
+    sel = [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]
+    if extra:
+        sel.append({"cel": {"expression": extra}})
+    return {"apiVersion": RES, "kind": "DeviceClass", "metadata": {"name": name},
+            "spec": {"selectors": sel}}
+
+
+def gpu(name, model="a100", mem="80Gi", taints=None):
+    d = {"name": name, "attributes": {"model": {"string": model}},
+         "capacity": {"memory": {"value": mem}}}
+    if taints:
+        d["taints"] = taints
+    return d
+
+
+def rslice(node, devices, pool=None, count=1, name=None, all_nodes=False, node_selector=None):
+    """A ResourceSlice of the driver: node-local (nodeName) unless all_nodes / node_selector."""
+    pool = pool or node
+    spec = {"driver": DRIVER, "pool": {"name": pool, "generation": 1, "resourceSliceCount": count},
+            "devices": devices}
+    if all_nodes:
+        spec["allNodes"] = True
+    elif node_selector:
+        spec["nodeSelector"] = node_selector
+    else:
+        spec["nodeName"] = node
+    return {"apiVersion": RES, "kind": "ResourceSlice",
+            "metadata": {"name": name or f"{pool}-{DRIVER}"}, "spec": spec}
+
+
+def req(name, cls=DRIVER, count=None, mode=None, selectors=None, tolerations=None):
+    ex = {"deviceClassName": cls}
+    if count:
+        ex["count"] = count
+    if mode:
+        ex["allocationMode"] = mode
+    if selectors:
+        ex["selectors"] = [{"cel": {"expression": e}} for e in selectors]
+    if tolerations:
+        ex["tolerations"] = tolerations
+    return {"name": name, "exactly": ex}
+
+
+def first_available(name, subs):
+    """subs: [(subrequest name, count)] in order of preference."""
+    return {"name": name, "firstAvailable": [{"name": n, "deviceClassName": DRIVER, "count": c}
+                                             for n, c in subs]}
+
+
+def claim_spec(requests, match_attribute=None):
+    devices = {"requests": requests}
+    if match_attribute:
+        devices["constraints"] = [{"matchAttribute": match_attribute}]
+    return {"devices": devices}
+
+
+def template(name, requests, match_attribute=None, ns="default"):
+    return {"apiVersion": RES, "kind": "ResourceClaimTemplate",
+            "metadata": {"name": name, "namespace": ns},
+            "spec": {"spec": claim_spec(requests, match_attribute)}}
+
+
+def rclaim(name, requests, match_attribute=None, ns="default"):
+    return {"apiVersion": RES, "kind": "ResourceClaim", "metadata": {"name": name, "namespace": ns},
+            "spec": claim_spec(requests, match_attribute)}
+
+
+def dra_pod(name, templates=(), claims=(), cpu="100m", **kw):
+    """A pending pod with one resourceClaims entry per template (the recorder makes the claim, as
+    the resource claim controller would) and per named claim."""
+    rc = [{"name": f"t{k}", "resourceClaimTemplateName": t} for k, t in enumerate(templates)]
+    rc += [{"name": f"c{k}", "resourceClaimName": c} for k, c in enumerate(claims)]
+    return pod(name, cpu, resourceClaims=rc, **kw)
+
+
+MEM40 = f'device.capacity["{DRIVER}"].memory.compareTo(quantity("40Gi")) >= 0'
+
+
+def dra_cases():
     out = {}
+    out["dra-one-gpu"] = {
+        "about": "one GPU per pod from a template until the devices run out (cannot allocate)",
+        "config": config(),
+        "objects": [node("n1"), node("n2"), node("n3"), device_class(),
+                    rslice("n1", [gpu("gpu-0"), gpu("gpu-1")]), rslice("n2", [gpu("gpu-0")]),
+                    template("one", [req("gpu")])],
+        "pending": [dra_pod(f"p{k}", ["one"]) for k in range(1, 6)]}
+    out["dra-match-attribute"] = {
+        "about": "two GPUs with matchAttribute model: only nodes with two of one model",
+        "config": config(),
+        "objects": [node("n1"), node("n2"), node("n3"), device_class(),
+                    rslice("n1", [gpu("gpu-0", "a100"), gpu("gpu-1", "h100")]),
+                    rslice("n2", [gpu("gpu-0", "l4"), gpu("gpu-1", "a100"), gpu("gpu-2", "l4")]),
+                    rslice("n3", [gpu("gpu-0", "h100"), gpu("gpu-1", "h100"),
+                                  gpu("gpu-2", "a100"), gpu("gpu-3", "a100")]),
+                    template("pair", [req("gpus", count=2)], f"{DRIVER}/model")],
+        "pending": [dra_pod(f"p{k}", ["pair"]) for k in range(1, 5)]}
+    out["dra-selectors"] = {
+        "about": "DeviceClass CEL selector (model) and a request selector (memory >= 40Gi)",
+        "config": config(),
+        "objects": [node("n1"), node("n2"), node("n3"),
+                    device_class("big-gpu", f'device.attributes["{DRIVER}"].model != "l4"'),
+                    rslice("n1", [gpu("gpu-0", "l4", "24Gi"), gpu("gpu-1", "a100", "40Gi")]),
+                    rslice("n2", [gpu("gpu-0", "l4", "48Gi"), gpu("gpu-1", "a100", "20Gi")]),
+                    rslice("n3", [gpu("gpu-0", "h100", "80Gi"), gpu("gpu-1", "a100", "80Gi")]),
+                    template("big", [req("gpu", cls="big-gpu", selectors=[MEM40])])],
+        "pending": [dra_pod(f"p{k}", ["big"]) for k in range(1, 5)]}
+    out["dra-first-available"] = {
+        "about": "firstAvailable: two GPUs, else one; nodes with one GPU get the second "
+                 "subrequest and a lower DynamicResources score",
+        "config": config(),
+        "objects": [node("n1"), node("n2"), node("n3"), node("n4"), device_class(),
+                    rslice("n1", [gpu("gpu-0"), gpu("gpu-1")]), rslice("n2", [gpu("gpu-0")]),
+                    rslice("n3", [gpu("gpu-0"), gpu("gpu-1"), gpu("gpu-2")]),
+                    rslice("n4", [gpu("gpu-0")]),
+                    template("pref", [first_available("gpu", [("two", 2), ("one", 1)])])],
+        "pending": [dra_pod(f"p{k}", ["pref"]) for k in range(1, 6)]}
+    out["dra-shared-claim"] = {
+        "about": "one named claim shared by pods: the second goes where it is allocated; a third "
+                 "does not fit there (resourceclaim not available on the other nodes)",
+        "config": config(),
+        "objects": [node("n1"), node("n2"), node("n3"), device_class(),
+                    rslice("n2", [gpu("gpu-0")]), rslice("n3", [gpu("gpu-0"), gpu("gpu-1")]),
+                    rclaim("shared", [req("gpu")])],
+        "pending": [dra_pod("a", claims=["shared"]), dra_pod("b", claims=["shared"]),
+                    dra_pod("c", claims=["shared"], cpu="3900m")]}
+    out["dra-missing"] = {
+        "about": "a claim that does not exist yet (PreEnqueue), a missing DeviceClass (named "
+                 "claim and template)",
+        "config": config(),
+        "objects": [node("n1"), node("n2"), device_class(), rslice("n1", [gpu("gpu-0")]),
+                    rclaim("no-class", [req("gpu", cls="absent.example.com")]),
+                    template("no-class-t", [req("gpu", cls="absent.example.com")])],
+        "pending": [dra_pod("missing-claim", claims=["not-yet"]),
+                    dra_pod("missing-class", claims=["no-class"]),
+                    dra_pod("missing-class-t", ["no-class-t"]),
+                    dra_pod("ok", claims=[])]}
+    taint = [{"key": "maintenance", "value": "true", "effect": "NoSchedule"}]
+    tol = [{"key": "maintenance", "operator": "Exists", "effect": "NoSchedule"}]
+    out["dra-device-taints"] = {
+        "about": "NoSchedule device taints: skipped without a toleration, used with one",
+        "config": config(),
+        "objects": [node("n1"), node("n2"), device_class(),
+                    rslice("n1", [gpu("gpu-0", taints=taint), gpu("gpu-1", taints=taint)]),
+                    rslice("n2", [gpu("gpu-0", taints=taint), gpu("gpu-1")]),
+                    template("plain", [req("gpu")]),
+                    template("tolerant", [req("gpu", tolerations=tol)])],
+        "pending": [dra_pod("plain-1", ["plain"]), dra_pod("plain-2", ["plain"]),
+                    dra_pod("tolerant-1", ["tolerant"]), dra_pod("tolerant-2", ["tolerant"]),
+                    dra_pod("tolerant-3", ["tolerant"])]}
+    out["dra-allocation-all"] = {
+        "about": "allocationMode All: every matching device of a node, none on a node without",
+        "config": config(),
+        "objects": [node("n1"), node("n2"), node("n3"), device_class(),
+                    rslice("n1", [gpu("gpu-0"), gpu("gpu-1"), gpu("gpu-2", "l4", "24Gi")]),
+                    rslice("n2", [gpu("gpu-0", "l4", "24Gi")]),
+                    template("all", [req("gpus", mode="All")]),
+                    template("all-big", [req("gpus", mode="All", selectors=[MEM40])])],
+        "pending": [dra_pod("all-big-1", ["all-big"]), dra_pod("all-1", ["all"]),
+                    dra_pod("all-2", ["all"])]}
+    out["dra-network-attached"] = {
+        "about": "network-attached pools: allNodes, and a nodeSelector (zone)",
+        "config": config(),
+        "objects": [node("n1", zone="a"), node("n2", zone="a"), node("n3", zone="b"),
+                    device_class(),
+                    rslice("", [gpu("gpu-0"), gpu("gpu-1")], pool="fabric", all_nodes=True),
+                    rslice("", [gpu("gpu-0", "h100")], pool="zone-a",
+                           node_selector={"nodeSelectorTerms": [{"matchExpressions": [
+                               {"key": "topology.kubernetes.io/zone", "operator": "In",
+                                "values": ["a"]}]}]}),
+                    template("any", [req("gpu")]),
+                    template("h100", [req("gpu", selectors=[
+                        f'device.attributes["{DRIVER}"].model == "h100"'])])],
+        "pending": [dra_pod("h100-1", ["h100"]), dra_pod("any-1", ["any"]),
+                    dra_pod("any-2", ["any"]), dra_pod("any-3", ["any"]),
+                    dra_pod("h100-2", ["h100"])]}
+    out["dra-incomplete-pool"] = {
+        "about": "a pool whose resourceSliceCount is larger than the slices published",
+        "config": config(),
+        "objects": [node("n1"), node("n2"), device_class(),
+                    rslice("n1", [gpu("gpu-0"), gpu("gpu-1")], count=2, name="n1-part-0"),
+                    rslice("n2", [gpu("gpu-0")]),
+                    template("one", [req("gpu")]), template("all", [req("gpus", mode="All")])],
+        "pending": [dra_pod("all-1", ["all"]), dra_pod("one-1", ["one"]),
+                    dra_pod("one-2", ["one"]), dra_pod("one-3", ["one"])]}
+    def vgpu(name, model, mem, version):
+        d = gpu(name, model, mem)
+        d["attributes"]["driverVersion"] = {"version": version}
+        return d
+    out["dra-multi"] = {
+        "about": "a claim with two requests, a pod with a template claim and a named claim, a "
+                 "semver selector, and a selector with a CEL runtime error (missing attribute)",
+        "config": config(),
+        "objects": [node("n1"), node("n2"), node("n3"), device_class(),
+                    rslice("n1", [vgpu("gpu-0", "a100", "80Gi", "1.2.0"),
+                                  vgpu("gpu-1", "l4", "24Gi", "1.2.0")]),
+                    rslice("n2", [vgpu("gpu-0", "l4", "24Gi", "0.9.1"),
+                                  vgpu("gpu-1", "a100", "40Gi", "2.0.0"),
+                                  vgpu("gpu-2", "l4", "24Gi", "2.0.0")]),
+                    rslice("n3", [gpu("gpu-0", "h100", "80Gi")]),
+                    template("two-kinds", [
+                        req("big", selectors=[MEM40]),
+                        req("small", selectors=[f'device.attributes["{DRIVER}"].model == "l4"'])]),
+                    template("new-driver", [req("gpu", selectors=[
+                        f'device.attributes["{DRIVER}"].driverVersion.isGreaterThan('
+                        f'semver("1.0.0"))'])]),
+                    # Errs on n3's h100 only (&& short-circuits elsewhere): with one erring
+                    # node the message is deterministic (with several, upstream reports the
+                    # error of whichever parallel Filter call failed first).
+                    template("typo", [req("gpu", selectors=[
+                        f'device.attributes["{DRIVER}"].model == "h100" && '
+                        f'device.attributes["{DRIVER}"].modle == "a100"'])]),
+                    rclaim("extra", [req("gpu", selectors=[
+                        f'device.attributes["{DRIVER}"].model == "l4"'])])],
+        "pending": [dra_pod("typo-1", ["typo"]), dra_pod("two-kinds-1", ["two-kinds"]),
+                    dra_pod("both-1", ["new-driver"], claims=["extra"]),
+                    dra_pod("new-driver-1", ["new-driver"]),
+                    dra_pod("two-kinds-2", ["two-kinds"])]}
+    gen2 = rslice("n1", [gpu("gpu-9")], name="n1-gen-2")
+    gen2["spec"]["pool"]["generation"] = 2
+    out["dra-pool-generations"] = {
+        "about": "a pool republished at generation 2: the generation-1 slice's devices are stale",
+        "config": config(),
+        "objects": [node("n1"), node("n2"), device_class(),
+                    rslice("n1", [gpu("gpu-0"), gpu("gpu-1")], name="n1-gen-1"), gen2,
+                    rslice("n2", [gpu("gpu-0")]), template("one", [req("gpu")])],
+        "pending": [dra_pod(f"p{k}", ["one"]) for k in range(1, 5)]}
+
+    def part(name, mem):
+        return {"name": name, "attributes": {"model": {"string": "a100"}},
+                "capacity": {"memory": {"value": mem}},
+                "consumesCounters": [{"counterSet": "gpu-0-counters",
+                                      "counters": {"memory": {"value": mem}}}]}
+    counters = rslice("n1", [], count=2, name="n1-counters")
+    del counters["spec"]["devices"]
+    counters["spec"]["sharedCounters"] = [{"name": "gpu-0-counters",
+                                           "counters": {"memory": {"value": "80Gi"}}}]
+    out["dra-partitionable"] = {
+        "about": "partitionable devices: a whole GPU and two halves share one counter set",
+        "config": config(),
+        "objects": [node("n1"), node("n2"), device_class(), counters,
+                    rslice("n1", [part("gpu-0-full", "80Gi"), part("gpu-0-half-0", "40Gi"),
+                                  part("gpu-0-half-1", "40Gi")], count=2, name="n1-devices"),
+                    rslice("n2", [gpu("gpu-0", "a100", "40Gi")]),
+                    template("half", [req("gpu", selectors=[
+                        f'device.capacity["{DRIVER}"].memory.compareTo(quantity("40Gi")) == 0'])]),
+                    template("full", [req("gpu", selectors=[
+                        f'device.capacity["{DRIVER}"].memory.compareTo(quantity("80Gi")) == 0'])])],
+        "pending": [dra_pod("half-1", ["half"]), dra_pod("full-1", ["full"]),
+                    dra_pod("half-2", ["half"]), dra_pod("half-3", ["half"]),
+                    dra_pod("half-4", ["half"])]}
+    nic = {"name": "nic-0", "allowMultipleAllocations": True,
+           "attributes": {"model": {"string": "nic"}},
+           "capacity": {"bandwidth": {"value": "10Gi", "requestPolicy": {
+               "default": "1Gi", "validRange": {"min": "1Gi"}}}}}
+    bw = template("bw", [req("nic")])
+    bw["spec"]["spec"]["devices"]["requests"][0]["exactly"]["capacity"] = {
+        "requests": {"bandwidth": "4Gi"}}
+    out["dra-consumable-capacity"] = {
+        "about": "consumable capacity: a NIC with allowMultipleAllocations shared by claims "
+                 "until its bandwidth is used up; then a request without capacity (the "
+                 "requestPolicy default, 1Gi)",
+        "config": config(),
+        "objects": [node("n1"), node("n2"), device_class(), rslice("n1", [nic]), bw,
+                    template("nic-default", [req("nic")])],
+        "pending": [dra_pod(f"p{k}", ["bw"]) for k in range(1, 5)]
+        + [dra_pod("default-share", ["nic-default"])]}
+    def rule(name, taint, pool=None, device=None):
+        sel = {"driver": DRIVER}
+        if pool:
+            sel["pool"] = pool
+        if device:
+            sel["device"] = device
+        return {"apiVersion": RES, "kind": "DeviceTaintRule", "metadata": {"name": name},
+                "spec": {"deviceSelector": sel, "taint": taint}}
+    broken = [{"key": "broken", "operator": "Exists"}]
+    out["dra-device-taint-rule"] = {
+        "about": "DeviceTaintRules: one device tainted NoSchedule, a whole pool NoExecute; "
+                 "a toleration of one taint only",
+        "config": config(),
+        "objects": [node("n1"), node("n2"), device_class(),
+                    rslice("n1", [gpu("gpu-0"), gpu("gpu-1")]), rslice("n2", [gpu("gpu-0")]),
+                    rule("n1-gpu-0", {"key": "broken", "effect": "NoSchedule"}, "n1", "gpu-0"),
+                    rule("n2-all", {"key": "drain", "value": "now", "effect": "NoExecute"}, "n2"),
+                    template("plain", [req("gpu")]),
+                    template("tolerant", [req("gpu", tolerations=broken)])],
+        "pending": [dra_pod("plain-1", ["plain"]), dra_pod("plain-2", ["plain"]),
+                    dra_pod("tolerant-1", ["tolerant"]), dra_pod("tolerant-2", ["tolerant"])]}
+    def sub(name, count=1, model=None):
+        r = {"name": name, "deviceClassName": DRIVER, "count": count}
+        if model:
+            r["selectors"] = [{"cel": {"expression":
+                                       f'device.attributes["{DRIVER}"].model == "{model}"'}}]
+        return r
+    pref3 = template("pref3", [
+        {"name": "main", "firstAvailable": [sub("two", 2, "a100"), sub("one", 1)]},
+        {"name": "side", "firstAvailable": [sub("h", 1, "h100"), sub("l", 1, "l4"),
+                                            sub("f", 1, "fabric")]}])
+    shared = rclaim("pref-shared", [{"name": "link", "firstAvailable": [
+        sub("big", 4, "fabric"), sub("small", 1, "fabric")]}])
+    out["dra-scores"] = {
+        "about": "DynamicResources scores: two firstAvailable requests in one claim, and a "
+                 "shared claim already allocated (network-attached) counted on every node",
+        "config": config(),
+        "objects": [node("n1"), node("n2"), node("n3"), node("n4"), device_class(),
+                    rslice("n1", [gpu("gpu-0"), gpu("gpu-1"), gpu("gpu-2", "h100")]),
+                    rslice("n2", [gpu("gpu-0"), gpu("gpu-1"), gpu("gpu-2", "l4", "24Gi")]),
+                    rslice("n3", [gpu("gpu-0", "h100"), gpu("gpu-1", "l4", "24Gi")]),
+                    rslice("n4", [gpu("gpu-0", "l4", "24Gi")]),
+                    rslice("", [gpu("link-0", "fabric"), gpu("link-1", "fabric"),
+                                gpu("link-2", "fabric")], pool="fabric", all_nodes=True),
+                    pref3, shared],
+        "pending": [dra_pod("s1", claims=["pref-shared"]),
+                    dra_pod("s2", ["pref3"], claims=["pref-shared"]),
+                    dra_pod("s3", ["pref3"]), dra_pod("s4", ["pref3"]),
+                    dra_pod("s5", ["pref3"], claims=["pref-shared"])]}
+    def ext_pod(name, n="1"):
+        p = pod(name)
+        p["spec"]["containers"][0]["resources"] = {"requests": {"example.com/gpu": n},
+                                                  "limits": {"example.com/gpu": n}}
+        return p
+    ext_class = device_class()
+    ext_class["spec"]["extendedResourceName"] = "example.com/gpu"
+    out["dra-extended-resource"] = {
+        "about": "DRAExtendedResource (GA in v1.37): a DeviceClass with extendedResourceName; "
+                 "pods asking for example.com/gpu get devices on nodes that do not advertise it, "
+                 "n3 advertises it (device plugin)",
+        "config": config(),
+        "objects": [node("n1"), node("n2"),
+                    node("n3", status={"capacity": {"cpu": "4", "memory": "8Gi", "pods": "110",
+                                                    "example.com/gpu": "1"},
+                                       "allocatable": {"cpu": "4", "memory": "8Gi",
+                                                       "pods": "110", "example.com/gpu": "1"}}),
+                    ext_class, rslice("n1", [gpu("gpu-0"), gpu("gpu-1")])],
+        "pending": [ext_pod("e1"), ext_pod("e2", "2"), ext_pod("e3"), ext_pod("e4"),
+                    ext_pod("e5")]}
+    rack = rslice("", [dict(gpu("rack-0", "rack"), nodeName="n2"),
+                       dict(gpu("rack-1", "rack"), allNodes=True)], pool="rack")
+    del rack["spec"]["nodeName"]
+    rack["spec"]["perDeviceNodeSelection"] = True
+
+    def model(m):
+        return [f'device.attributes["{DRIVER}"].model == "{m}"']
+    out["dra-admin-and-node-selection"] = {
+        "about": "adminAccess (namespace labelled) on a device in use; per-device node selection "
+                 "(nodeName, allNodes) (a slice nodeSelector with two terms is refused by the API "
+                 "server)",
+        "config": config(),
+        "namespaces": {"default": {"resource.kubernetes.io/admin-access": "true"}},
+        "objects": [node("n1", zone="a"), node("n2", zone="b"), node("n3", zone="c"),
+                    device_class(), rslice("n1", [gpu("gpu-0")]), rack,
+                    template("one", [req("gpu", selectors=model("a100"))]),
+                    template("admin", [dict(req("gpu", selectors=model("a100")),
+                                            exactly=dict(req("gpu", selectors=model("a100"))
+                                                         ["exactly"], adminAccess=True))]),
+                    template("rack", [req("gpu", selectors=model("rack"))])],
+        "pending": [dra_pod("one-1", ["one"]), dra_pod("admin-1", ["admin"]),
+                    dra_pod("one-2", ["one"]), dra_pod("rack-1", ["rack"]),
+                    dra_pod("rack-2", ["rack"]), dra_pod("rack-3", ["rack"])]}
+    return out
+
+
+def cases():
+    out = dra_cases()
     # BalancedAllocation: the score of the pod's improvement of the balance (v1.37 semantics).
     out["balanced-allocation"] = {
         "about": "NodeResourcesBalancedAllocation scores with uneven cpu/memory use",

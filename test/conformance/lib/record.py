@@ -20,6 +20,15 @@ plus the outcomes of the pods before it:
   nominated   status.nominatedNodeName seen while preempting; victims: pods deleted meanwhile
   gated       the pod had scheduling gates and upstream wrote nothing for it
   timeout / create_error   upstream gave no outcome in time / the API server refused the pod
+  claims      for a bound pod with ResourceClaims: {claim name: [{request, driver, pool,
+              device}]}, its claims' status.allocation.devices.results read after binding
+  pre_enqueue a claim of the pod did not exist: DynamicResources' PreEnqueue held it (no event)
+A pod entry of a scenario with resource.k8s.io objects also has claims_made (the claims the
+recorder, as the resource claim controller, made from the pod's templates, with the pod's
+status.resourceClaimStatuses written) and claims_after (every ResourceClaim once the outcome is
+in: what the next pod sees). The recorder also plays the DRA driver: the scenario's
+ResourceSlices are created like any object. An unschedulable pod's template claims are deleted
+with it (the garbage collector's part).
 An unschedulable (or gated, or timed-out) pod is deleted before the next pod is created.
 
 One API server serves every scenario (everything is deleted between scenarios; the four
@@ -52,15 +61,23 @@ KINDS = {  # kind -> (api prefix, plural, namespaced)
     "PodDisruptionBudget": ("/apis/policy/v1", "poddisruptionbudgets", True),
     "PriorityClass": ("/apis/scheduling.k8s.io/v1", "priorityclasses", False),
     "RuntimeClass": ("/apis/node.k8s.io/v1", "runtimeclasses", False),
+    "DeviceClass": ("/apis/resource.k8s.io/v1", "deviceclasses", False),
+    "ResourceSlice": ("/apis/resource.k8s.io/v1", "resourceslices", False),
+    "ResourceClaim": ("/apis/resource.k8s.io/v1", "resourceclaims", True),
+    "ResourceClaimTemplate": ("/apis/resource.k8s.io/v1", "resourceclaimtemplates", True),
+    "DeviceTaintRule": ("/apis/resource.k8s.io/v1", "devicetaintrules", False),
 }
 # Deleted between scenarios, in this order (pods first, so nothing references what goes next).
-RESET_KINDS = ["Pod", "PodDisruptionBudget", "Service", "ReplicationController", "ReplicaSet",
+RESET_KINDS = ["Pod", "ResourceClaim", "ResourceClaimTemplate", "ResourceSlice", "DeviceClass",
+               "DeviceTaintRule", "PodDisruptionBudget", "Service", "ReplicationController", "ReplicaSet",
                "StatefulSet", "DaemonSet", "Job", "PersistentVolumeClaim", "PersistentVolume",
                "CSINode", "StorageClass", "Node"]
 # Created once and kept (the same in every scenario).
 KEEP_KINDS = {"PriorityClass", "RuntimeClass"}
 
 LOG_LINE = re.compile(r'^[IWE]\d{4} [\d:.]+\s+\d+ [^\]]+\] "([^"]*)"(.*)$')
+# The resource claim controller's annotation on a claim made from a template.
+POD_CLAIM_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 KV = re.compile(r'(\w+)=(?:"((?:[^"\\]|\\.)*)"|(\S+))')
 
 
@@ -287,10 +304,12 @@ class Recorder:
         evs.sort(key=lambda e: e["metadata"].get("creationTimestamp", ""))
         return evs[0].get("note") if evs else None
 
-    def wait_outcome(self, pod, claims, before):
-        """Polls until upstream decided on pod; before: pod keys that existed before it."""
+    def wait_outcome(self, pod, claims, before, waits_for_claims=False):
+        """Polls until upstream decided on pod; before: pod keys that existed before it.
+        waits_for_claims: some ResourceClaim of the pod does not exist, so DynamicResources'
+        PreEnqueue holds it (like a gate: upstream writes nothing; outcome pre_enqueue)."""
         ns, name = pod["metadata"]["namespace"], pod["metadata"]["name"]
-        gated = bool(pod["spec"].get("schedulingGates"))
+        gated = bool(pod["spec"].get("schedulingGates")) or waits_for_claims
         out = {"node": None, "message": None}
         t0 = time.time()
         deadline = t0 + (1.5 if gated else 20)
@@ -336,7 +355,9 @@ class Recorder:
                     continue
             time.sleep(0.03)
         else:
-            if gated:
+            if waits_for_claims and not pod["spec"].get("schedulingGates"):
+                out["pre_enqueue"] = True
+            elif gated:
                 out["gated"] = True
             else:
                 out["timeout"] = True
@@ -348,7 +369,7 @@ class Recorder:
                 time.sleep(0.05)
         # Preemption can run its course (fail, nominate, evict, bind) between two polls: the
         # victims and the first message are looked for whatever was seen.
-        if not (out.get("gated") or out.get("timeout")):
+        if not (out.get("gated") or out.get("timeout") or out.get("pre_enqueue")):
             after = set(self.all_pods())
             gone = sorted(before - after - {f"{ns}/{name}"})
             if gone:
@@ -383,6 +404,125 @@ class Recorder:
             out["hinted"] = True
         return batch
 
+    # ---- DRA: the resource claim controller's part, and what the scheduler allocated ----
+    def make_template_claims(self, pod):
+        """kube-controller-manager's resource claim controller for a new pod: one ResourceClaim
+        per spec.resourceClaims entry with a template (generateName "<pod>-<claim>-", owned by the
+        pod, annotated with the entry's name), then the pod's status.resourceClaimStatuses.
+        Returns (claims as created, the pod as it is now). A missing template makes nothing (the
+        controller would wait for it)."""
+        ns, name = pod["metadata"]["namespace"], pod["metadata"]["name"]
+        made, statuses = [], []
+        for pc in pod["spec"].get("resourceClaims") or []:
+            tmpl_name = pc.get("resourceClaimTemplateName")
+            if not tmpl_name:
+                continue
+            try:
+                tmpl = self.c.get(path_of("ResourceClaimTemplate", ns, tmpl_name))
+            except Exception:
+                continue
+            tmeta = tmpl["spec"].get("metadata") or {}
+            claim = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+                     "metadata": {"generateName": f"{name}-{pc['name']}-", "namespace": ns,
+                                  "labels": dict(tmeta.get("labels") or {}),
+                                  "annotations": dict(tmeta.get("annotations") or {},
+                                                      **{POD_CLAIM_ANNOTATION: pc["name"]}),
+                                  "ownerReferences": [{"apiVersion": "v1", "kind": "Pod",
+                                                       "name": name,
+                                                       "uid": pod["metadata"]["uid"],
+                                                       "controller": True,
+                                                       "blockOwnerDeletion": True}]},
+                     "spec": tmpl["spec"]["spec"]}
+            got = self.c.create(path_of("ResourceClaim", ns), claim)
+            got.setdefault("kind", "ResourceClaim")
+            got.setdefault("apiVersion", "resource.k8s.io/v1")
+            made.append(clean(got))
+            statuses.append({"name": pc["name"], "resourceClaimName": got["metadata"]["name"]})
+        if not statuses:
+            return made, pod
+        cur = self.c.request("PATCH", path_of("Pod", ns, name, "status"),
+                             {"status": {"resourceClaimStatuses": statuses}},
+                             "application/merge-patch+json")
+        return made, cur
+
+    def missing_claims(self, pod):
+        """True when some claim of pod does not exist (DynamicResources' PreEnqueue then keeps
+        the pod out of the queue and upstream writes nothing for it)."""
+        ns = pod["metadata"]["namespace"]
+        made = {s["name"]: s.get("resourceClaimName")
+                for s in pod.get("status", {}).get("resourceClaimStatuses") or []}
+        for pc in pod["spec"].get("resourceClaims") or []:
+            claim = pc.get("resourceClaimName") or made.get(pc["name"])
+            if not claim:
+                return True
+            try:
+                self.c.get(path_of("ResourceClaim", ns, claim))
+            except Exception:
+                return True
+        return False
+
+    def all_claims(self):
+        """Every ResourceClaim as the API server has it now (allocations, reservedFor)."""
+        out = []
+        for ns in NAMESPACES:
+            for c in self.c.items(path_of("ResourceClaim", ns)) or []:
+                c = clean(dict(c, kind="ResourceClaim", apiVersion="resource.k8s.io/v1"))
+                out.append(c)
+        out.sort(key=lambda c: (c["metadata"]["namespace"], c["metadata"]["name"]))
+        return out
+
+    def allocated_devices(self, pod):
+        """{claim name: status.allocation.devices.results (request, driver, pool, device)} of
+        the pod's claims, read after it was bound (PreBind wrote them before binding)."""
+        ns = pod["metadata"]["namespace"]
+        made = {s["name"]: s.get("resourceClaimName")
+                for s in pod.get("status", {}).get("resourceClaimStatuses") or []}
+        out = {}
+        for pc in pod["spec"].get("resourceClaims") or []:
+            claim = pc.get("resourceClaimName") or made.get(pc["name"])
+            if not claim:
+                continue
+            try:
+                got = self.c.get(path_of("ResourceClaim", ns, claim))
+            except Exception:
+                continue
+            alloc = (got.get("status") or {}).get("allocation")
+            if not alloc:
+                continue
+            out[claim] = [{k: r.get(k) for k in ("request", "driver", "pool", "device")}
+                          for r in (alloc.get("devices") or {}).get("results") or []]
+        return out
+
+    def extended_claim(self, pod):
+        """The devices of the claim upstream's DynamicResources made in PreBind for a pod's
+        DRA-backed extended resources (status.extendedResourceClaimStatus), or None. Kept,
+        not compared: its name comes from generateName (random)."""
+        ns, name = pod["metadata"]["namespace"], pod["metadata"]["name"]
+        try:
+            cur = self.c.get(path_of("Pod", ns, name))
+            st = (cur.get("status") or {}).get("extendedResourceClaimStatus")
+            if not st:
+                return None
+            got = self.c.get(path_of("ResourceClaim", ns, st["resourceClaimName"]))
+        except Exception:
+            return None
+        alloc = (got.get("status") or {}).get("allocation") or {}
+        return {"status": st, "results": [
+            {k: r.get(k) for k in ("request", "driver", "pool", "device")}
+            for r in (alloc.get("devices") or {}).get("results") or []]}
+
+    def delete_claims(self, claims):
+        """The garbage collector's part for an unschedulable pod's template claims."""
+        for c in claims:
+            ns, name = c["metadata"]["namespace"], c["metadata"]["name"]
+            try:
+                self.c.request("PATCH", path_of("ResourceClaim", ns, name),
+                               {"metadata": {"finalizers": None}}, "application/merge-patch+json")
+                self.c.request("DELETE", path_of("ResourceClaim", ns, name),
+                               {"gracePeriodSeconds": 0})
+            except Exception:
+                pass
+
     def after_pod(self, index, pod, out):
         """Called after each pending pod's outcome (and its deletion when unschedulable)."""
 
@@ -406,6 +546,7 @@ class Recorder:
         self.start_scheduler(name, scenario["config"])
         pods = []
         last_bound_at = 0.0
+        dra = any(o["kind"].startswith(("Resource", "Device")) for o in scenario["objects"])
         try:
             for p in scenario["pending"]:
                 # OpportunisticBatching reuses a cycle's scores for 500 ms: stay clear of it.
@@ -420,9 +561,21 @@ class Recorder:
                 except Exception as e:
                     pods.append({"pod": clean(p), "outcome": {"create_error": str(e)[:300]}})
                     continue
+                made = []
+                if got["spec"].get("resourceClaims"):
+                    made, got = self.make_template_claims(got)
+                    dra = True
                 claims = [v["persistentVolumeClaim"]["claimName"]
                           for v in got["spec"].get("volumes", []) if "persistentVolumeClaim" in v]
-                out = self.wait_outcome(got, claims, before)
+                out = self.wait_outcome(got, claims, before,
+                                        waits_for_claims=bool(got["spec"].get("resourceClaims"))
+                                        and self.missing_claims(got))
+                if out["node"] and got["spec"].get("resourceClaims"):
+                    out["claims"] = self.allocated_devices(got)
+                if out["node"] and dra:
+                    ext = self.extended_claim(got)
+                    if ext:
+                        out["extended_claim"] = ext
                 key = f"{got['metadata']['namespace']}/{got['metadata']['name']}"
                 if out["node"] or out.get("nominated"):
                     if self.collect_scores(out, key, offset):
@@ -443,7 +596,15 @@ class Recorder:
                             time.sleep(0.03)
                         except Exception:
                             break
-                pods.append({"pod": clean(got), "outcome": out})
+                entry = {"pod": clean(got), "outcome": out}
+                if dra:
+                    if not out["node"]:
+                        self.delete_claims(made)
+                    # What the next pod sees: the claims made for this one (they exist before
+                    # it is scheduled) and, after its outcome, every claim with its status.
+                    entry["claims_made"] = made
+                    entry["claims_after"] = self.all_claims()
+                pods.append(entry)
                 if self.verbose:
                     print(f"  {name} {key}: {summary(out)}", flush=True)
                 self.after_pod(len(pods) - 1, got, out)

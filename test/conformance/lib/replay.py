@@ -10,11 +10,17 @@ pod i itself. Pods that upstream never decided on (timeout, create error) are sk
 """
 import json
 import os
+import re
 import subprocess
+
+IGNORED = re.compile(r'ignoring \d+ object\(s\) of kind "(\w+)"')
+DRA_KINDS = {"DeviceClass", "ResourceSlice", "ResourceClaim", "ResourceClaimTemplate",
+             "DeviceTaintRule"}
 
 DEFAULT_WEIGHTS = {"TaintToleration": 3, "NodeAffinity": 2, "NodeResourcesFit": 1,
                    "PodTopologySpread": 2, "InterPodAffinity": 2,
-                   "NodeResourcesBalancedAllocation": 1, "ImageLocality": 1}
+                   "NodeResourcesBalancedAllocation": 1, "ImageLocality": 1,
+                   "DynamicResources": 2}
 
 
 class Divergence:
@@ -54,13 +60,22 @@ def snapshots(rec):
         return f"{m.get('namespace', '')}/{m['name']}"
 
     removed = set()
+    # ResourceClaims as upstream left them after the previous pod (allocations, reservedFor),
+    # then the claims the recorder's claim controller made for this pod.
+    claims = {key(o): o for o in rec["objects"] if o["kind"] == "ResourceClaim"}
     for i, entry in enumerate(rec["pods"]):
         pod, out = entry["pod"], entry["outcome"]
         if not (out.get("create_error") or out.get("timeout")):
             objs = [o for o in rec["objects"]
-                    if not (o["kind"] == "Pod" and key(o) in removed)]
+                    if not (o["kind"] == "Pod" and key(o) in removed)
+                    and o["kind"] != "ResourceClaim"]
+            now = dict(claims)
+            now.update({key(c): c for c in entry.get("claims_made") or []})
+            objs += list(now.values())
             objs += list(state.values()) + [pod]
             yield i, pod, out, objs
+        if "claims_after" in entry:
+            claims = {key(c): c for c in entry["claims_after"]}
         for v in out.get("victims", []) or []:
             removed.add(v)
             state.pop(v, None)
@@ -85,12 +100,18 @@ def run_berth(berth, objects, config, workdir, tag):
     if p.returncode != 0:
         return None, (p.stderr or p.stdout).strip()[-400:]
     try:
-        return json.loads(p.stdout), None
+        out = json.loads(p.stdout)
+        # resource.k8s.io kinds berth simulate left out (it warns and goes on): what upstream
+        # saw is then not what berth saw.
+        out["x-ignored"] = sorted(set(IGNORED.findall(p.stderr)) & DRA_KINDS)
+        return out, None
     except ValueError:
         return None, "unparsable output: " + p.stdout[:200]
 
 
-def compare_pod(rec, i, pod, out, berth_out, divs):
+def compare_pod(rec, i, pod, out, berth_out, divs, pin=None):
+    """pin: a list that gets upstream's node when the devices must be compared on it (a tie
+    berth broke the other way; see compare_claims)."""
     name = rec["name"]
     pkey = f"{pod['metadata']['namespace']}/{pod['metadata']['name']}"
 
@@ -102,6 +123,13 @@ def compare_pod(rec, i, pod, out, berth_out, divs):
         div("berth-no-entry", out, berth_out)
         return
     b_status, b_node, b_msg = mine.get("status"), mine.get("node"), mine.get("message")
+    if out.get("pre_enqueue"):
+        # A claim of the pod did not exist: DynamicResources' PreEnqueue kept it out of the
+        # queue, and upstream writes no event or condition for that, so there is no message to
+        # compare; berth must not schedule it.
+        if b_status == "Scheduled":
+            div("schedulable-in-berth", {"pre_enqueue": True}, {"node": b_node})
+        return
     if out.get("gated"):
         if b_status != "Gated" or b_msg != "Scheduling is blocked due to non-empty scheduling gates":
             div("gated", {"status": "Gated (no event)"}, {"status": b_status, "message": b_msg})
@@ -159,6 +187,7 @@ def compare_pod(rec, i, pod, out, berth_out, divs):
     if not up_scores:
         if out["node"] != b_node:
             div("node", out["node"], b_node, "single feasible node upstream")
+        compare_claims(out, mine, b_node, div, pin)
         return
     w = weights(rec["config"], pod["spec"].get("schedulerName", "default-scheduler"))
     if set(up_scores) != set(b_scores):
@@ -194,10 +223,52 @@ def compare_pod(rec, i, pod, out, berth_out, divs):
             div("node", out["node"], tops, f"berth's best total {best}")
     elif out["node"] != b_node:
         div("node", out["node"], b_node)
+    compare_claims(out, mine, b_node, div, pin)
+
+
+def compare_claims(out, mine, b_node, div, pin=None):
+    """The devices upstream allocated (each claim's status.allocation.devices.results) against
+    berth simulate's "claims". Compared when berth picked upstream's node: on a given node the
+    allocator is deterministic (pools, slices and devices in a fixed order, first fit with
+    backtracking), so the devices must match exactly. When the totals tie and berth broke the
+    tie the other way, replay() asks berth again with the pod pinned to upstream's node.
+    Compared per result: request, driver, pool, device. Not compared: shareID (a consumable-
+    capacity share gets a random UUID from upstream's GenerateShareID, not deterministic) and
+    consumedCapacity / bindingConditions (berth simulate does not print them)."""
+    if "claims" not in out:
+        return
+    if b_node != out["node"]:
+        if pin is not None:
+            pin.append(out["node"])  # replay() runs it again pinned to upstream's node
+        else:
+            CLAIMS_SKIPPED.append(1)
+        return
+    CLAIMS_COMPARED.append(1)
+    up = out["claims"]
+    be = mine.get("claims") or {}
+    if up != be:
+        div("claims", up, be)
+
+
+def pinned(pod, node):
+    """pod, required to land on node (matchFields metadata.name ANDed into every required node
+    affinity term): the devices the allocator picks on a node do not depend on how the node was
+    chosen, so a tie berth broke the other way can still be compared on upstream's node."""
+    p = json.loads(json.dumps(pod))
+    field = {"key": "metadata.name", "operator": "In", "values": [node]}
+    na = p["spec"].setdefault("affinity", {}).setdefault("nodeAffinity", {})
+    req = na.setdefault("requiredDuringSchedulingIgnoredDuringExecution", {})
+    terms = req.setdefault("nodeSelectorTerms", []) or [{}]
+    for t in terms:
+        t["matchFields"] = (t.get("matchFields") or []) + [field]
+    req["nodeSelectorTerms"] = terms
+    return p
 
 
 # (scenario, pod index) of pods compared partially because upstream's search was cut.
 PARTIAL = []
+# Bound pods with claims whose devices were compared / not (berth broke a tie the other way).
+CLAIMS_COMPARED, CLAIMS_SKIPPED, CLAIMS_PINNED = [], [], []
 
 
 def num_feasible_nodes_to_find(n_nodes, percentage=0):
@@ -224,5 +295,26 @@ def replay(rec, berth, workdir):
             divs.append(Divergence(rec["name"], i, f"{pod['metadata']['namespace']}/{pod['metadata']['name']}",
                                    cause, out, {"error": err}))
             continue
-        compare_pod(rec, i, pod, out, berth_out, divs)
+        for kind in berth_out.get("x-ignored") or []:
+            divs.append(Divergence(rec["name"], i,
+                                   f"{pod['metadata']['namespace']}/{pod['metadata']['name']}",
+                                   "berth-ignored-kind:" + kind, kind, "ignored by berth simulate"))
+        pin = []
+        compare_pod(rec, i, pod, out, berth_out, divs, pin)
+        if pin:
+            # berth's totals tied and it chose another node: compare the devices on upstream's.
+            pkey = f"{pod['metadata']['namespace']}/{pod['metadata']['name']}"
+            objs2 = [pinned(o, pin[0]) if o is pod else o for o in objs]
+            again, err = run_berth(berth, objs2, rec["config"], workdir, tag + "-pinned")
+            mine = next((e for e in (again or {}).get("pods", []) if e.get("pod") == pkey), None)
+            if not mine or mine.get("node") != pin[0]:
+                CLAIMS_SKIPPED.append(1)
+                divs.append(Divergence(rec["name"], i, pkey, "claims-pinned", out.get("claims"),
+                                       {"error": err, "entry": mine}))
+                continue
+            CLAIMS_COMPARED.append(1)
+            CLAIMS_PINNED.append(1)
+            if (mine.get("claims") or {}) != out["claims"]:
+                divs.append(Divergence(rec["name"], i, pkey, "claims", out["claims"],
+                                       mine.get("claims") or {}, "pinned to upstream's node"))
     return count, divs
