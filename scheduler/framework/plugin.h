@@ -89,7 +89,8 @@ class ScorePlugin : public virtual Plugin {
   virtual Status Score(const CycleState& state, const PodInfo& pod, const NodeInfo& node,
                        int64_t* score) const = 0;
   // Optional: when this pod's score is known to be the same on every node (a plugin with nothing
-  // to weigh for it), return it; the framework then fills it in without calling Score per node.
+  // to weigh for it), return it; the framework then counts it on every node without calling Score
+  // per node or NormalizeScore (the value is the final, normalised score).
   virtual std::optional<int64_t> UniformScore(const CycleState& state, const PodInfo& pod) const {
     return std::nullopt;
   }

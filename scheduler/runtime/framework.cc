@@ -522,7 +522,7 @@ Status Framework::RunScorePlugins(const framework::CycleState& state, const fram
     std::vector<size_t> per_node;
     per_node.reserve(np);
     for (size_t k = 0; k < np; ++k) {
-      if (!active[k]->HasNormalizeScore()) out->uniform[k] = active[k]->UniformScore(state, pod);
+      out->uniform[k] = active[k]->UniformScore(state, pod);
       if (out->uniform[k]) {
         out->per_plugin[k].clear();
       } else {
