@@ -86,7 +86,7 @@ Result<ClaimPtr> DynamicResources::BindClaim(CycleData& data, size_t index,
                                              const api::Pod& pod) const {
   ClaimPtr current = data.claims[index];
   const std::optional<api::AllocationResult>& allocation = data.infos[index].allocation;
-  const std::string ref = Ref(current->metadata);
+  const std::string ref = Ref(*current);
   api::ResourceClaimConsumerReference binding;
   binding.resource = "pods";
   binding.name = pod.metadata.name;
@@ -159,7 +159,7 @@ Status DynamicResources::PreBind(framework::CycleState& state, const framework::
   // Device binding conditions (beta, on upstream) make upstream wait here for the driver.
   for (const auto& claim : data->claims) {
     if (claim->status.allocation && HasBindingConditions(*claim->status.allocation)) {
-      return Status::Error("claim " + Ref(claim->metadata) +
+      return Status::Error("claim " + Ref(*claim) +
                            ": its devices have binding conditions, which berth does not support "
                            "yet (DRADeviceBindingConditions)");
     }

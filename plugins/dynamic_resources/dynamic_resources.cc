@@ -119,7 +119,7 @@ Status DynamicResources::PreFilter(framework::CycleState& state, const framework
     }
     ++to_allocate;
     if (tracker_.PendingAllocation(claim.metadata.uid)) {
-      return Status::Unresolvable("resource claim " + Ref(claim.metadata) +
+      return Status::Unresolvable("resource claim " + Ref(claim) +
                                   " is in the process of being allocated");
     }
     for (const auto& request : claim.spec.devices.requests) {
@@ -132,8 +132,8 @@ Status DynamicResources::PreFilter(framework::CycleState& state, const framework
           if (!s.IsSuccess()) return s;
         }
       } else {
-        return Status::Unresolvable("resource claim " + Ref(claim.metadata) + ", request " +
-                                    request.name + ": unknown request type");
+        return Status::Unresolvable("resource claim " + Ref(claim) + ", request " + request.name +
+                                    ": unknown request type");
       }
     }
   }

@@ -2,10 +2,6 @@
 
 namespace berth::plugins::dynamic_resources {
 
-std::string Ref(const api::ObjectMeta& meta) {
-  return meta.namespace_.empty() ? meta.name : meta.namespace_ + "/" + meta.name;
-}
-
 Result<std::optional<std::string>> ClaimName(const api::Pod& pod, const api::PodResourceClaim& pc,
                                              bool* must_check_owner) {
   *must_check_owner = false;

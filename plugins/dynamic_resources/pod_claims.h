@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "api/store.h"
 #include "api/types.h"
 #include "api/types_resource.h"
 #include "base/result.h"
@@ -32,6 +33,8 @@ Ok IsForPod(const api::Pod& pod, const api::ResourceClaim& claim);
 bool IsReservedForPod(const api::Pod& pod, const api::ResourceClaim& claim);
 
 // "namespace/name" (klog.KObj).
-std::string Ref(const api::ObjectMeta& meta);
+inline std::string Ref(const api::ResourceClaim& claim) {
+  return api::Store<api::ResourceClaim>::KeyOf(claim);
+}
 
 }  // namespace berth::plugins::dynamic_resources

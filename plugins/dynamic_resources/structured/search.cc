@@ -3,10 +3,17 @@
 #include <algorithm>
 #include <climits>
 
+#include "api/store.h"
+
 namespace berth::plugins::dynamic_resources::structured {
 namespace {
 
 Error Invalid(std::string message) { return Error{std::move(message), ErrorCode::kInvalid}; }
+
+// "namespace/name", as upstream's klog.KObj prints a claim.
+std::string ClaimKey(const api::ResourceClaim& claim) {
+  return api::Store<api::ResourceClaim>::KeyOf(claim);
+}
 
 // Upstream's lookupAttribute: the attribute by its fully qualified name, or, when the domain is
 // the device's driver, by its bare id.
@@ -127,15 +134,10 @@ void Constraint::Remove(const std::string& request, const std::string& sub) {
   picked_.pop_back();
 }
 
-std::string Search::ClaimRef(const api::ResourceClaim& claim) {
-  return claim.metadata.namespace_.empty() ? claim.metadata.name
-                                           : claim.metadata.namespace_ + "/" + claim.metadata.name;
-}
-
 Result<RequestData> Search::ValidateRequest(const RequestView& request,
                                             const std::optional<RequestView>& parent,
                                             RequestKey key) {
-  const std::string claim = ClaimRef(*claims_[key.claim]);
+  const std::string claim = ClaimKey(*claims_[key.claim]);
   const std::string& name = *request.name;
   RequestData data;
   data.request = request;
@@ -212,7 +214,7 @@ Result<Allocator::Outcome> Search::Run() {
 
   for (size_t ci = 0; ci < claims_.size(); ++ci) {
     const api::ResourceClaim& claim = *claims_[ci];
-    const std::string ref = ClaimRef(claim);
+    const std::string ref = ClaimKey(claim);
     int min_devices_per_claim = 0;
     const auto& requests = claim.spec.devices.requests;
     for (size_t ri = 0; ri < requests.size(); ++ri) {
@@ -415,7 +417,7 @@ Result<bool> Search::SelectorsMatch(RequestKey key, const api::Device& device, c
                                     const api::DeviceClass* cls,
                                     const std::vector<api::DeviceSelector>& selectors) {
   const std::string owner =
-      cls != nullptr ? "class " + cls->metadata.name : "claim " + ClaimRef(*claims_[key.claim]);
+      cls != nullptr ? "class " + cls->metadata.name : "claim " + ClaimKey(*claims_[key.claim]);
   for (size_t i = 0; i < selectors.size(); ++i) {
     const auto& expression = selectors[i].cel_expression;
     if (!expression) continue;  // refused by ValidateRequest for requests; a class: no selector
@@ -449,7 +451,7 @@ Result<bool> Search::AllocateDevice(DeviceIndices r, const Candidate& c, bool mu
   const RequestData& data = requests_.at(RequestKey{r.claim, r.request, r.sub});
   const RequestView& request = data.request;
   if (c.device->allow_multiple_allocations.value_or(false)) {
-    return Invalid("claim " + ClaimRef(claim) + ", request " + *request.name + ": device " +
+    return Invalid("claim " + ClaimKey(claim) + ", request " + *request.name + ": device " +
                    c.id.String() +
                    " allows multiple allocations (DRAConsumableCapacity), which berth does not "
                    "support yet");
@@ -475,7 +477,7 @@ Result<bool> Search::AllocateDevice(DeviceIndices r, const Candidate& c, bool mu
     if (!constraint.Add(base, sub, *c.device, c.id)) {
       Rollback(r, c, base, sub, *undo);
       if (must) {
-        return Invalid("claim " + ClaimRef(claim) + ", request " + *request.name +
+        return Invalid("claim " + ClaimKey(claim) + ", request " + *request.name +
                        ": cannot add device " + c.id.String() +
                        " because a claim constraint would not be satisfied");
       }

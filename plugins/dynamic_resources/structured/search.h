@@ -111,7 +111,6 @@ class Search {
   Result<Allocator::Outcome> Run();
 
  private:
-  static std::string ClaimRef(const api::ResourceClaim& claim);
   Result<RequestData> ValidateRequest(const RequestView& request,
                                       const std::optional<RequestView>& parent, RequestKey key);
   // Upstream's allocateOne: kDone when the rest of the search from `r` succeeded; kTooMany when
