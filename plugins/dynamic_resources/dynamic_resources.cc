@@ -262,14 +262,11 @@ Status DynamicResources::Score(const framework::CycleState& state, const framewo
   CycleData* data = ReadCycleData(state);
   if (data == nullptr) return Status::Error("not found");
   if (data->claims.empty()) return {};
-  std::vector<api::AllocationResult> allocations;
-  {
-    std::lock_guard lock(data->mu);
-    auto it = data->node_allocations.find(node.name());
-    if (it == data->node_allocations.end()) return {};
-    allocations = it->second;
-  }
-  auto s = ComputeScore(*data, allocations);
+  // Scored under the lock from the node's allocations in place (no copy per node).
+  std::lock_guard lock(data->mu);
+  auto it = data->node_allocations.find(node.name());
+  if (it == data->node_allocations.end()) return {};
+  auto s = ComputeScore(*data, it->second);
   if (!s.ok()) return Status::Error(s.error());
   *score = *s;
   return {};
