@@ -140,6 +140,7 @@ Status DynamicResources::PreFilter(framework::CycleState& state, const framework
   if (to_allocate > 0) {
     data->slices =
         WithDeviceTaintRules(objects.resource_slices.List(), objects.device_taint_rules.List());
+    selectors_.Retain(data->slices);
     std::vector<const api::ResourceSlice*> slices;
     slices.reserve(data->slices.size());
     for (const auto& s : data->slices) slices.push_back(s.get());
