@@ -147,16 +147,15 @@ Result<bool> FitsCapacity(const ConsumedCapacity* allocated,
   }
   // Every amount is resolved before any "does not fit", so that an unrepresentable request is
   // an error whichever capacity comes first. (Upstream walks a Go map here, in random order; by
-  // name is one of its orders.)
-  std::map<std::string, api::Quantity> consumed;
+  // name is one of its orders.) The amounts are computed again in the second pass rather than
+  // kept: this runs for every candidate device, and recomputing costs less than a map.
   for (const auto& [name, cap] : capacity) {
     auto amount = Consumed(RequestedAmount(request, name), cap, fractional_range);
     if (!amount.ok()) return CapacityError(name, amount.error());
     if (amount->milli < 0) return CapacityError(name, "capacity value is negative");
-    consumed.emplace(name, *amount);
   }
   for (const auto& [name, cap] : capacity) {
-    const api::Quantity& amount = consumed.at(name);
+    const api::Quantity amount = *Consumed(RequestedAmount(request, name), cap, fractional_range);
     if (ViolatesPolicy(amount, cap.request_policy, fractional_range)) return false;
     int64_t total = amount.milli;
     if (allocated != nullptr) {

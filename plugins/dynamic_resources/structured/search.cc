@@ -475,6 +475,10 @@ bool Search::DeviceCapacityInUse(const DeviceId& id) const {
 }
 
 Result<bool> Search::CapacityFits(const RequestView& request, const Candidate& c) const {
+  // The common case, without capacities on either side, needs no lookups.
+  if (c.device->capacity.empty()) {
+    return request.capacity == nullptr || request.capacity->requests.empty();
+  }
   const ConsumedCapacity* allocated = nullptr;
   if (auto it = a_.allocated_.aggregated_capacity.find(c.id);
       it != a_.allocated_.aggregated_capacity.end()) {
