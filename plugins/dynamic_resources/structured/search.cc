@@ -200,8 +200,8 @@ Result<RequestData> Search::ValidateRequest(const RequestView& request,
           auto fits = FitsCapacity(nullptr, request.capacity, device.capacity, nullptr,
                                    a_.features_.fractional_capacity_range);
           if (!fits.ok()) {
-            return Invalid("claim " + claim + ", request " + name + ": checking capacity for device " +
-                           device.name + ": " + fits.error());
+            return Invalid("claim " + claim + ", request " + name +
+                           ": checking capacity for device " + device.name + ": " + fits.error());
           }
           if (!*fits) continue;
         }
@@ -387,8 +387,7 @@ Result<Search::Step> Search::AllocateOne(DeviceIndices r, bool allocating_sub, L
           auto fits = CapacityFits(request, c);
           if (!fits.ok()) {
             return Invalid("claim " + ClaimKey(claim) + ", request " + *request.name +
-                           ": checking capacity for device " + c.id.String() + ": " +
-                           fits.error());
+                           ": checking capacity for device " + c.id.String() + ": " + fits.error());
           }
           if (!*fits) continue;
         }

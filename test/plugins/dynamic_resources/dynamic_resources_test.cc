@@ -214,8 +214,8 @@ TEST_F(DynamicResourcesTest, ASharedDeviceServesClaimsUntilItsCapacityIsUsed) {
   objects().resource_slices.Upsert(slice);
   auto claim = [&](const std::string& name, const char* amount) {
     AddClaim(name);
-    auto c = std::make_shared<api::ResourceClaim>(
-        *objects().resource_claims.Get("default/" + name));
+    auto c =
+        std::make_shared<api::ResourceClaim>(*objects().resource_claims.Get("default/" + name));
     if (amount != nullptr) {
       c->spec.devices.requests[0].exactly->capacity.emplace();
       c->spec.devices.requests[0].exactly->capacity->requests["bandwidth"] =

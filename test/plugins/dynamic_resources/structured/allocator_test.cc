@@ -492,8 +492,8 @@ TEST_F(AllocatorTest, CapacityRequestsNeedTheFeature) {
 }
 
 TEST_F(AllocatorTest, ARequestForACapacityTheDeviceLacksDoesNotFit) {
-  slices_ = {Slice("s1", "driver-a", "pool-1", "node-1",
-                   {Multi(WithCap(Dev("dev-1"), 1, "capacity-1"))})};
+  slices_ = {
+      Slice("s1", "driver-a", "pool-1", "node-1", {Multi(WithCap(Dev("dev-1"), 1, "capacity-1"))})};
   auto out = Run({Claim("claim-0", {CapReq(Req("req-0", "class-a"), Q(1))})});
   ASSERT_TRUE(out.ok()) << out.error();
   EXPECT_FALSE(out->allocated);
@@ -504,8 +504,8 @@ TEST_F(AllocatorTest, ARequestForACapacityTheDeviceLacksDoesNotFit) {
 
 TEST_F(AllocatorTest, SharesOfADeviceWithoutCapacitiesConsumeNothing) {
   slices_ = {Slice("s1", "driver-a", "pool-1", "node-1", {Multi(Dev("dev-1"))})};
-  auto out = Run({Claim("claim-0", {Req("req-0", "class-a")}),
-                  Claim("claim-1", {Req("req-0", "class-a")})});
+  auto out = Run(
+      {Claim("claim-0", {Req("req-0", "class-a")}), Claim("claim-1", {Req("req-0", "class-a")})});
   ASSERT_TRUE(out.ok() && out->allocated);
   EXPECT_EQ(Shares(*out, 0), Strings{"req-0=dev-1 share"});
   EXPECT_EQ(Shares(*out, 1), Strings{"req-0=dev-1 share"});
@@ -521,15 +521,15 @@ TEST_F(AllocatorTest, SharesOfADeviceWithoutCapacitiesConsumeNothing) {
 TEST_F(AllocatorTest, WithoutPolicyOrRequestAShareConsumesTheWholeCapacity) {
   slices_ = {Slice("s1", "driver-a", "pool-1", "node-1",
                    {Multi(WithCap(Dev("dev-1"), 1)), Multi(WithCap(Dev("dev-2"), 1))})};
-  auto out = Run({Claim("claim-0", {Req("req-0", "class-a")}),
-                  Claim("claim-1", {Req("req-0", "class-a")})});
+  auto out = Run(
+      {Claim("claim-0", {Req("req-0", "class-a")}), Claim("claim-1", {Req("req-0", "class-a")})});
   ASSERT_TRUE(out.ok() && out->allocated);
   EXPECT_EQ(Shares(*out, 0), Strings{"req-0=dev-1 share capacity-0:1"});
   EXPECT_EQ(Shares(*out, 1), Strings{"req-0=dev-2 share capacity-0:1"});
 
   slices_ = {Slice("s1", "driver-a", "pool-1", "node-1", {Multi(WithCap(Dev("dev-1"), 2))})};
-  out = Run({Claim("claim-0", {Req("req-0", "class-a")}),
-             Claim("claim-1", {Req("req-0", "class-a")})});
+  out = Run(
+      {Claim("claim-0", {Req("req-0", "class-a")}), Claim("claim-1", {Req("req-0", "class-a")})});
   ASSERT_TRUE(out.ok());
   EXPECT_FALSE(out->allocated);
 
@@ -543,8 +543,8 @@ TEST_F(AllocatorTest, WithoutPolicyOrRequestAShareConsumesTheWholeCapacity) {
 TEST_F(AllocatorTest, RequestPolicyDefaultsAndRoundsUp) {
   // Without a request: the default (2) each.
   slices_ = {Slice("s1", "driver-a", "pool-1", "node-1", {Multi(WithRange(Dev("dev-1"), 4))})};
-  auto out = Run({Claim("claim-0", {Req("req-0", "class-a")}),
-                  Claim("claim-1", {Req("req-0", "class-a")})});
+  auto out = Run(
+      {Claim("claim-0", {Req("req-0", "class-a")}), Claim("claim-1", {Req("req-0", "class-a")})});
   ASSERT_TRUE(out.ok() && out->allocated);
   EXPECT_EQ(Shares(*out, 0), Strings{"req-0=dev-1 share capacity-0:2"});
   EXPECT_EQ(Shares(*out, 1), Strings{"req-0=dev-1 share capacity-0:2"});
@@ -571,23 +571,23 @@ TEST_F(AllocatorTest, RequestPolicyDefaultsAndRoundsUp) {
 
 TEST_F(AllocatorTest, ValidValuesPolicy) {
   // A default of zero: shares consume nothing; an explicit 1 is not a valid value.
-  slices_ = {Slice("s1", "driver-a", "pool-1", "node-1",
-                   {Multi(WithValues(Dev("dev-1"), 1, 0, {}))})};
-  auto out = Run({Claim("claim-0", {Req("req-0", "class-a")}),
-                  Claim("claim-1", {Req("req-0", "class-a")})});
+  slices_ = {
+      Slice("s1", "driver-a", "pool-1", "node-1", {Multi(WithValues(Dev("dev-1"), 1, 0, {}))})};
+  auto out = Run(
+      {Claim("claim-0", {Req("req-0", "class-a")}), Claim("claim-1", {Req("req-0", "class-a")})});
   ASSERT_TRUE(out.ok() && out->allocated);
   EXPECT_EQ(Shares(*out, 1), Strings{"req-0=dev-1 share capacity-0:0"});
   out = Run({Claim("claim-0", {CapReq(Req("req-0", "class-a"), Q(1))})});
   ASSERT_TRUE(out.ok());
   EXPECT_FALSE(out->allocated);
   // 2 is valid; with [1, 3] it rounds up to 3.
-  slices_ = {Slice("s1", "driver-a", "pool-1", "node-1",
-                   {Multi(WithValues(Dev("dev-1"), 4, 1, {2}))})};
+  slices_ = {
+      Slice("s1", "driver-a", "pool-1", "node-1", {Multi(WithValues(Dev("dev-1"), 4, 1, {2}))})};
   out = Run({Claim("claim-0", {CapReq(Req("req-0", "class-a"), Q(2))})});
   ASSERT_TRUE(out.ok() && out->allocated);
   EXPECT_EQ(Shares(*out, 0), Strings{"req-0=dev-1 share capacity-0:2"});
-  slices_ = {Slice("s1", "driver-a", "pool-1", "node-1",
-                   {Multi(WithValues(Dev("dev-1"), 3, 1, {3}))})};
+  slices_ = {
+      Slice("s1", "driver-a", "pool-1", "node-1", {Multi(WithValues(Dev("dev-1"), 3, 1, {3}))})};
   out = Run({Claim("claim-0", {CapReq(Req("req-0", "class-a"), Q(2))})});
   ASSERT_TRUE(out.ok() && out->allocated);
   EXPECT_EQ(Shares(*out, 0), Strings{"req-0=dev-1 share capacity-0:3"});
@@ -605,7 +605,8 @@ TEST_F(AllocatorTest, FractionalRangesRoundInWholeUnitsUnlessTheFeatureIsOn) {
   c.request_policy = p;
   d.capacity[kCap] = c;
   slices_ = {Slice("s1", "driver-a", "pool-1", "node-1", {d})};
-  auto out = Run({Claim("claim-0", {CapReq(Req("req-0", "class-a"), api::Quantity::FromMilli(200))})});
+  auto out =
+      Run({Claim("claim-0", {CapReq(Req("req-0", "class-a"), api::Quantity::FromMilli(200))})});
   ASSERT_TRUE(out.ok() && out->allocated);
   EXPECT_EQ(Shares(*out, 0), Strings{"req-0=dev-1 share capacity-0:1"});
   Features fractional;
@@ -627,12 +628,14 @@ TEST_F(AllocatorTest, UnusableCapacityAmountsAbortTheAllocation) {
   slices_ = {Slice("s1", "driver-a", "pool-1", "node-1", {Multi(WithRange(Dev("dev-1"), 4))})};
   Features fractional;
   fractional.fractional_capacity_range = true;
-  out = Run({Claim("claim-0", {CapReq(Req("req-0", "class-a"), api::Quantity::FromMilli(INT64_MAX))})},
-            {}, fractional);
+  out = Run(
+      {Claim("claim-0", {CapReq(Req("req-0", "class-a"), api::Quantity::FromMilli(INT64_MAX))})},
+      {}, fractional);
   ASSERT_FALSE(out.ok());
   EXPECT_NE(out.error().find("cannot be represented"), std::string::npos) << out.error();
-  out = Run({Claim("claim-0", {CapReq(AllReq("req-0", "class-a"), api::Quantity::FromMilli(INT64_MAX))})},
-            {}, fractional);
+  out = Run(
+      {Claim("claim-0", {CapReq(AllReq("req-0", "class-a"), api::Quantity::FromMilli(INT64_MAX))})},
+      {}, fractional);
   ASSERT_FALSE(out.ok());
   EXPECT_NE(out.error().find("request req-0: checking capacity for device dev-1: capacity "),
             std::string::npos)
@@ -670,8 +673,8 @@ TEST_F(AllocatorTest, SharesBacktrackLikeWholeDevices) {
   slices_ = {Slice("s1", "driver-a", "pool-1", "node-1",
                    {attr(Multi(WithRange(Dev("dev-2"), 2)), "v1"),
                     attr(Multi(WithRange(Dev("dev-1"), 4)), "v2")})};
-  auto c0 = Claim("claim-0", {CapReq(Req("req-0", "class-a"), Q(2)),
-                              CapReq(Req("req-1", "class-a"), Q(2))});
+  auto c0 = Claim("claim-0",
+                  {CapReq(Req("req-0", "class-a"), Q(2)), CapReq(Req("req-1", "class-a"), Q(2))});
   api::DeviceConstraint match;
   match.match_attribute = "driver-a/stringAttribute";
   c0.spec.devices.constraints.push_back(match);
@@ -682,10 +685,10 @@ TEST_F(AllocatorTest, SharesBacktrackLikeWholeDevices) {
   EXPECT_EQ(Shares(*out, 1), Strings{"req-0=dev-2 share capacity-0:2"});
 
   // A distinct constraint: two shares of one device are not distinct.
-  slices_ = {Slice("s1", "driver-a", "pool-1", "node-1",
-                   {attr(Multi(WithRange(Dev("dev-1"), 2)), "v")})};
-  auto c1 = Claim("claim-0", {CapReq(Req("req-0", "class-a"), Q(1)),
-                              CapReq(Req("req-1", "class-a"), Q(1))});
+  slices_ = {
+      Slice("s1", "driver-a", "pool-1", "node-1", {attr(Multi(WithRange(Dev("dev-1"), 2)), "v")})};
+  auto c1 = Claim("claim-0",
+                  {CapReq(Req("req-0", "class-a"), Q(1)), CapReq(Req("req-1", "class-a"), Q(1))});
   api::DeviceConstraint distinct;
   distinct.distinct_attribute = "driver-a/stringAttribute";
   c1.spec.devices.constraints.push_back(distinct);
