@@ -17,11 +17,24 @@ bool NotOlder(const std::string& informer_version, const std::string& assumed_ve
   return a >= b;
 }
 
+// Upstream's foreachAllocatedDevice with DRAConsumableCapacity on: a result with a shareID is
+// one share of a device that allows multiple allocations (and adds what it consumes to the
+// device's total); any other result holds its device whole.
 void AddDevices(const api::ResourceClaim& claim, structured::AllocatedState* out) {
   if (!claim.status.allocation) return;
   for (const auto& r : claim.status.allocation->devices.results) {
     if (r.admin_access.value_or(false)) continue;
-    out->allocated_devices.insert(structured::DeviceId{r.driver, r.pool, r.device});
+    structured::DeviceId id{r.driver, r.pool, r.device};
+    if (r.share_id) {
+      if (!r.consumed_capacity.empty()) {
+        // Inserting marks the device even when every amount is zero, as upstream's does.
+        structured::AddCapacity(out->aggregated_capacity[id], r.consumed_capacity);
+      }
+      out->allocated_shared_device_ids.insert(
+          structured::SharedDeviceId{std::move(id), *r.share_id});
+      continue;
+    }
+    out->allocated_devices.insert(std::move(id));
   }
 }
 

@@ -30,7 +30,8 @@ class ClaimTracker {
   ClaimPtr Get(const std::string& ns, const std::string& name) const;
 
   // Devices held by allocated claims (results with adminAccess do not hold a device) and by
-  // in-flight allocations.
+  // in-flight allocations: whole devices, the shares of devices that allow multiple allocations
+  // (results with a shareID) and the capacity those shares consume.
   structured::AllocatedState AllocatedDevices() const;
 
   // The in-flight allocation of the claim, if any.

@@ -9,7 +9,8 @@
 //               pod, a missing DeviceClass or an unknown request kind is
 //               UnschedulableAndUnresolvable with upstream's message. For claims still to allocate
 //               it builds an allocator over every ResourceSlice, with the devices allocated claims
-//               and in-flight allocations already hold.
+//               and in-flight allocations already hold (whole, or as shares of a device with
+//               allowMultipleAllocations together with the capacity the shares consume).
 //   Filter      an allocated claim must be usable from the node (its node selector); the others
 //               must be allocatable there (structured/allocator.h): else
 //               UnschedulableAndUnresolvable
@@ -28,9 +29,8 @@
 //               and the pod into status.reservedFor (retrying on conflict with a fresh read), as
 //               upstream's bindClaim.
 //
-// Not supported yet, each refused with a message rather than half done: consumable capacity
-// (the allocator's error), device binding conditions (PreBind error), DRA extended resources,
-// DeviceTaintRules, PodGroup (workload) claims.
+// Not supported yet, each refused with a message rather than half done: device binding
+// conditions (PreBind error), DRA extended resources, PodGroup (workload) claims.
 // Thread-safety: the plugin's ClaimTracker is locked; per-pod data lives in the CycleState.
 
 #include <memory>

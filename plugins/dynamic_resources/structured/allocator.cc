@@ -48,7 +48,7 @@ const Allocator::CounterSets& Allocator::AvailableCounters(const Pool& pool) con
     for (const auto* slice : *list) {
       for (const auto& device : slice->spec.devices) {
         const DeviceId id{slice->spec.driver, slice->spec.pool.name, device.name};
-        if (!allocated_.allocated_devices.contains(id)) continue;
+        if (!allocated_.IsDeviceAllocated(id)) continue;
         for (const auto& consumption : device.consumes_counters) {
           auto set = sets->find(consumption.counter_set);
           if (set == sets->end()) continue;

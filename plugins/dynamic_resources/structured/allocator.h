@@ -8,9 +8,11 @@
 // A request with firstAvailable tries its subrequests in order and keeps the first that lets
 // the whole search succeed. The first complete solution wins (depth-first with backtracking).
 //
-// Not supported (yet): consumable capacity (a request with `capacity`, a device with
-// allowMultipleAllocations) is refused with an error naming the claim or device; upstream v1.37
-// has DRAConsumableCapacity on.
+// Consumable capacity (DRAConsumableCapacity, on): a device with allowMultipleAllocations is
+// never taken whole; each allocation is a share with a shareID that consumes part of the
+// device's capacities (consumable_capacity.h), and the device stays a candidate while the
+// shares fit. Capacity requests also filter ordinary devices (a request for more than a device
+// has does not fit it).
 //
 // Thread-safety: an Allocator is immutable apart from an internal, locked cache of the counters
 // still available per pool; Allocate may run on many nodes at once (Filter).

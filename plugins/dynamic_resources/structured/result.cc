@@ -91,7 +91,8 @@ Result<api::AllocationResult> Search::BuildResult(size_t claim_index) const {
            requests[ri].first_available[static_cast<size_t>(data.selected_sub)].name;
   };
 
-  for (const DeviceResult& d : result_[claim_index]) {
+  for (size_t di = 0; di < result_[claim_index].size(); ++di) {
+    const DeviceResult& d = result_[claim_index][di];
     api::DeviceRequestAllocationResult r;
     r.request = d.RequestName();
     r.driver = d.id.driver;
@@ -110,6 +111,15 @@ Result<api::AllocationResult> Search::BuildResult(size_t claim_index) const {
         }
       }
       break;
+    }
+    if (d.shared) {
+      // Upstream draws a random UUID; berth derives one from the claim's identity and
+      // version and the result's position, so runs are reproducible and a reallocation (a new
+      // resourceVersion) gets new IDs.
+      r.share_id = ShareIdFor(claim.metadata.uid + "|" + claim.metadata.namespace_ + "/" +
+                              claim.metadata.name + "|" + claim.metadata.resource_version + "|" +
+                              std::to_string(di) + "|" + d.id.String());
+      r.consumed_capacity = d.consumed_capacity;
     }
     if (a_.features_.device_binding_and_status) {
       r.binding_conditions = d.device->binding_conditions;

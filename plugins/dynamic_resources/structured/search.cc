@@ -87,7 +87,7 @@ RequestView RequestView::Exact(const api::DeviceRequest& request) {
   v.admin_access = e.admin_access.value_or(false);
   v.has_admin_access = e.admin_access.has_value();
   v.tolerations = &e.tolerations;
-  v.has_capacity = e.capacity.has_value();
+  v.capacity = e.capacity ? &*e.capacity : nullptr;
   v.has_derived_attributes = !e.derived_attributes.empty();
   return v;
 }
@@ -100,7 +100,7 @@ RequestView RequestView::Sub(const api::DeviceSubRequest& sub) {
   v.allocation_mode = &sub.allocation_mode;
   v.count = sub.count;
   v.tolerations = &sub.tolerations;
-  v.has_capacity = sub.capacity.has_value();
+  v.capacity = sub.capacity ? &*sub.capacity : nullptr;
   v.has_derived_attributes = !sub.derived_attributes.empty();
   return v;
 }
@@ -194,6 +194,17 @@ Result<RequestData> Search::ValidateRequest(const RequestView& request,
         BERTH_ASSIGN_OR_RETURN(bool selectable, IsSelectable(key, data, *slice, d));
         if (!selectable) continue;
         const api::Device& device = slice->spec.devices[d];
+        if (a_.features_.consumable_capacity) {
+          // Only what the device has at all: a device whose capacity is taken by other shares
+          // stays in the list, and then "all" cannot be allocated.
+          auto fits = FitsCapacity(nullptr, request.capacity, device.capacity, nullptr,
+                                   a_.features_.fractional_capacity_range);
+          if (!fits.ok()) {
+            return Invalid("claim " + claim + ", request " + name +
+                           ": checking capacity for device " + device.name + ": " + fits.error());
+          }
+          if (!*fits) continue;
+        }
         data.all_devices.push_back(
             Candidate{DeviceId{slice->spec.driver, slice->spec.pool.name, device.name}, &device,
                       slice, &pool});
@@ -225,16 +236,18 @@ Result<Allocator::Outcome> Search::Run() {
         return Invalid("claim " + ref + ", request " + request.name +
                        ": has subrequests, but the DRAPrioritizedList feature is disabled");
       }
-      if (request.exactly && request.exactly->capacity) {
-        return Invalid("claim " + ref + ", request " + request.name +
-                       ": has capacity requests (DRAConsumableCapacity), which berth does not "
-                       "support yet");
-      }
-      for (const auto& sub : request.first_available) {
-        if (sub.capacity) {
-          return Invalid("claim " + ref + ", subrequest " + sub.name +
-                         ": has capacity requests (DRAConsumableCapacity), which berth does not "
-                         "support yet");
+      if (!a_.features_.consumable_capacity) {
+        if (request.exactly && request.exactly->capacity) {
+          return Invalid("claim " + ref + ", request " + request.name +
+                         ": has capacity requests, but the DRAConsumableCapacity feature is "
+                         "disabled");
+        }
+        for (const auto& sub : request.first_available) {
+          if (sub.capacity) {
+            return Invalid("claim " + ref + ", subrequest " + sub.name +
+                           ": has capacity requests, but the DRAConsumableCapacity feature is "
+                           "disabled");
+          }
         }
       }
       int min_devices = 0;
@@ -370,6 +383,14 @@ Result<Search::Step> Search::AllocateOne(DeviceIndices r, bool allocating_sub, L
         if (request.admin_access ? AllocatingForClaim(c.id, r.claim) : DeviceInUse(c.id)) continue;
         BERTH_ASSIGN_OR_RETURN(bool selectable, IsSelectable(key, data, slice, di));
         if (!selectable) continue;
+        if (a_.features_.consumable_capacity) {
+          auto fits = CapacityFits(request, c);
+          if (!fits.ok()) {
+            return Invalid("claim " + ClaimKey(claim) + ", request " + *request.name +
+                           ": checking capacity for device " + c.id.String() + ": " + fits.error());
+          }
+          if (!*fits) continue;
+        }
         Undo undo;
         BERTH_ASSIGN_OR_RETURN(bool ok, AllocateDevice(r, c, false, &undo));
         if (!ok) continue;
@@ -446,17 +467,33 @@ bool Search::AllocatingForClaim(const DeviceId& id, int claim) const {
   return it != allocating_.end() && it->second.contains(claim);
 }
 
+bool Search::DeviceCapacityInUse(const DeviceId& id) const {
+  if (a_.allocated_.aggregated_capacity.contains(id)) return true;
+  if (a_.allocated_.HasShare(id)) return true;
+  return allocating_capacity_.Contains(id);
+}
+
+Result<bool> Search::CapacityFits(const RequestView& request, const Candidate& c) const {
+  // The common case, without capacities on either side, needs no lookups.
+  if (c.device->capacity.empty()) {
+    return request.capacity == nullptr || request.capacity->requests.empty();
+  }
+  const ConsumedCapacity* allocated = nullptr;
+  if (auto it = a_.allocated_.aggregated_capacity.find(c.id);
+      it != a_.allocated_.aggregated_capacity.end()) {
+    allocated = &it->second;
+  }
+  return FitsCapacity(allocated, request.capacity, c.device->capacity,
+                      allocating_capacity_.Find(c.id), a_.features_.fractional_capacity_range);
+}
+
 Result<bool> Search::AllocateDevice(DeviceIndices r, const Candidate& c, bool must, Undo* undo) {
   const api::ResourceClaim& claim = *claims_[r.claim];
   const RequestData& data = requests_.at(RequestKey{r.claim, r.request, r.sub});
   const RequestView& request = data.request;
-  if (c.device->allow_multiple_allocations.value_or(false)) {
-    return Invalid("claim " + ClaimKey(claim) + ", request " + *request.name + ": device " +
-                   c.id.String() +
-                   " allows multiple allocations (DRAConsumableCapacity), which berth does not "
-                   "support yet");
-  }
-  if (request.admin_access && AllocatingForClaim(c.id, r.claim)) return false;
+  const bool multiple =
+      a_.features_.consumable_capacity && c.device->allow_multiple_allocations.value_or(false);
+  if (!multiple && request.admin_access && AllocatingForClaim(c.id, r.claim)) return false;
   if (!request.admin_access && DeviceInUse(c.id)) return false;
   if (!a_.features_.partitionable_devices && !c.device->consumes_counters.empty()) return false;
 
@@ -464,7 +501,9 @@ Result<bool> Search::AllocateDevice(DeviceIndices r, const Candidate& c, bool mu
   const std::string sub = data.parent ? *request.name : std::string();
   auto& results = result_[static_cast<size_t>(r.claim)];
   undo->previous_results = results.size();
-  if (!c.device->consumes_counters.empty()) {
+  // A device that is shared already had its counters charged by its first share.
+  const bool counters_charged = multiple && DeviceCapacityInUse(c.id);
+  if (!counters_charged && !c.device->consumes_counters.empty()) {
     BERTH_ASSIGN_OR_RETURN(bool ok, ReserveCounters(c));
     if (!ok) return false;
     undo->counters_reserved = true;
@@ -485,9 +524,39 @@ Result<bool> Search::AllocateDevice(DeviceIndices r, const Candidate& c, bool mu
     }
     ++undo->constraints_added;
   }
-  allocating_[c.id].insert(r.claim);
-  undo->device_marked = true;
+  if (!multiple) {
+    allocating_[c.id].insert(r.claim);
+    undo->device_marked = true;
+  }
   DeviceResult result;
+  if (a_.features_.consumable_capacity) {
+    auto fits = CapacityFits(request, c);
+    if (!fits.ok()) {
+      Rollback(r, c, base, sub, *undo);
+      return Invalid("claim " + ClaimKey(claim) + ", request " + *request.name +
+                     ": rechecking capacity for device " + c.id.String() + ": " + fits.error());
+    }
+    if (!*fits) {
+      Rollback(r, c, base, sub, *undo);
+      return false;
+    }
+    if (multiple) {
+      auto consumed = ConsumedCapacityOf(request.capacity, c.device->capacity,
+                                         a_.features_.fractional_capacity_range);
+      if (!consumed.ok()) {
+        Rollback(r, c, base, sub, *undo);
+        return Invalid("claim " + ClaimKey(claim) + ", request " + *request.name +
+                       ": computing consumed capacity for device " + c.id.String() + ": " +
+                       consumed.error());
+      }
+      undo->capacity_entry_existed = allocating_capacity_.Contains(c.id);
+      allocating_capacity_.Insert(c.id, *consumed);
+      undo->capacity_inserted = true;
+      undo->consumed = *consumed;
+      result.shared = true;
+      result.consumed_capacity = std::move(*consumed);
+    }
+  }
   result.device = c.device;
   result.slice = c.slice;
   result.request = *request.name;
@@ -503,6 +572,14 @@ void Search::Rollback(DeviceIndices r, const Candidate& c, const std::string& ba
                       const std::string& sub, const Undo& undo) {
   auto& results = result_[static_cast<size_t>(r.claim)];
   if (undo.result_added) results.resize(undo.previous_results);
+  if (undo.capacity_inserted) {
+    allocating_capacity_.Remove(c.id, undo.consumed);
+    // Removing the last amounts drops the entry, which also marks the device as shared for
+    // the earlier share that still holds it.
+    if (undo.capacity_entry_existed && !allocating_capacity_.Contains(c.id)) {
+      allocating_capacity_.MarkShared(c.id);
+    }
+  }
   if (undo.device_marked) allocating_[c.id].erase(r.claim);
   auto& constraints = constraints_[static_cast<size_t>(r.claim)];
   for (int i = undo.constraints_added - 1; i >= 0; --i) {

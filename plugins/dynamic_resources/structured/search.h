@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "plugins/dynamic_resources/structured/allocator.h"
+#include "plugins/dynamic_resources/structured/consumable_capacity.h"
 
 namespace berth::plugins::dynamic_resources::structured {
 
@@ -25,7 +26,7 @@ struct RequestView {
   bool admin_access = false;      // adminAccess: true
   bool has_admin_access = false;  // adminAccess set at all
   const std::vector<api::DeviceToleration>* tolerations = nullptr;
-  bool has_capacity = false;
+  const api::CapacityRequirements* capacity = nullptr;  // capacity, when set
   bool has_derived_attributes = false;
 
   static RequestView Exact(const api::DeviceRequest& request);
@@ -78,6 +79,10 @@ struct DeviceResult {
   std::string parent_request;  // the request of a subrequest
   DeviceId id;
   bool admin_access = false;
+  // A share of a device with allowMultipleAllocations: gets a shareID, and the capacity it
+  // consumes when that is not empty.
+  bool shared = false;
+  ConsumedCapacity consumed_capacity;
   std::string RequestName() const {
     return parent_request.empty() ? request : parent_request + "/" + request;
   }
@@ -129,6 +134,9 @@ class Search {
     bool counters_reserved = false;
     int constraints_added = 0;
     bool device_marked = false;
+    bool capacity_inserted = false;
+    bool capacity_entry_existed = false;  // the device was shared in this search already
+    ConsumedCapacity consumed;            // what the inserted share consumes
     bool result_added = false;
     size_t previous_results = 0;
   };
@@ -137,6 +145,11 @@ class Search {
                 const std::string& sub, const Undo& undo);
   bool DeviceInUse(const DeviceId& id) const;
   bool AllocatingForClaim(const DeviceId& id, int claim) const;
+  // Upstream's deviceCapacityInUse: some share of the device is allocated or being allocated.
+  bool DeviceCapacityInUse(const DeviceId& id) const;
+  // Upstream's allocator.CmpRequestOverCapacity: whether `request` fits what is left of the
+  // device's capacities.
+  Result<bool> CapacityFits(const RequestView& request, const Candidate& c) const;
   Result<bool> ReserveCounters(const Candidate& c);
   void ReleaseCounters(const Candidate& c);
   Result<api::AllocationResult> BuildResult(size_t claim_index) const;
@@ -149,6 +162,7 @@ class Search {
   std::vector<std::vector<Constraint>> constraints_;  // per claim
   std::map<std::tuple<const api::Device*, int, int, int>, bool> matches_cache_;
   std::map<DeviceId, std::set<int>> allocating_;  // device -> claims holding it in this search
+  CapacityCollection allocating_capacity_;        // shares picked in this search
   std::map<PoolId, Allocator::CounterSets> consumed_counters_;
   std::vector<std::vector<DeviceResult>> result_;  // per claim
   int64_t invocations_ = 0;

@@ -6,6 +6,7 @@
 
 #include <compare>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -33,9 +34,36 @@ struct PoolId {
   std::string String() const { return driver + "/" + pool; }
 };
 
-// Devices that allocated claims (or claims in flight in this scheduler) already hold.
+// One share of a device that allows multiple allocations (DRAConsumableCapacity): upstream's
+// SharedDeviceID. share_id is the allocation result's shareID ("" when it had none).
+struct SharedDeviceId {
+  DeviceId device;
+  std::string share_id;
+  auto operator<=>(const SharedDeviceId&) const = default;
+};
+
+// Capacity consumed from one device, by capacity name (upstream's ConsumedCapacity).
+using ConsumedCapacity = std::map<std::string, api::Quantity>;
+
+// Adds `add` to `to` name by name (a name `to` lacks starts at `add`'s value).
+void AddCapacity(ConsumedCapacity& to, const ConsumedCapacity& add);
+
+// Devices that allocated claims (or claims in flight in this scheduler) already hold: upstream's
+// AllocatedState.
 struct AllocatedState {
+  // Devices held whole (results without shareID, except adminAccess ones, which hold nothing).
   std::set<DeviceId> allocated_devices;
+  // Shares of devices with allowMultipleAllocations (results with a shareID).
+  std::set<SharedDeviceId> allocated_shared_device_ids;
+  // Per device, the sum of the consumedCapacity of its shares.
+  std::map<DeviceId, ConsumedCapacity> aggregated_capacity;
+
+  // Some share of the device is allocated (whatever its shareID).
+  bool HasShare(const DeviceId& id) const;
+  // Upstream's IsDeviceAllocated: held whole, shared, or with capacity consumed.
+  bool IsDeviceAllocated(const DeviceId& id) const {
+    return allocated_devices.contains(id) || HasShare(id) || aggregated_capacity.contains(id);
+  }
 };
 
 // The DRA features the allocator follows. The defaults are kube-scheduler v1.37's feature-gate
@@ -47,6 +75,12 @@ struct Features {
   bool device_taints = true;          // DRADeviceTaints (GA)
   // DRADeviceBindingConditions (beta, on) and DRAResourceClaimDeviceStatus (GA).
   bool device_binding_and_status = true;
+  // DRAConsumableCapacity (beta, on): capacity requests, devices with allowMultipleAllocations.
+  bool consumable_capacity = true;
+  // DRAFractionalCapacityRange (beta in v1.37 but off unless --min-compatibility-version is
+  // 1.37 or later; kube-scheduler's default is the previous minor): rounds capacity requests in
+  // milli-units instead of whole units.
+  bool fractional_capacity_range = false;
 };
 
 // The maximum number of devices in one claim's allocation (resourceapi.AllocationResultsMaxSize).

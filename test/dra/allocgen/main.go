@@ -4,8 +4,16 @@
 // kube-scheduler v1.37's default DRA features). One JSON object per line on stdout:
 //
 //	{"seed": N, "node": Node, "slices": [...], "classes": [...], "claims": [...],
-//	 "allocated": ["driver/pool/device", ...], "results": [AllocationResult...] | null,
-//	 "error": "..."}
+//	 "allocated": ["driver/pool/device", ...],
+//	 "allocatedShares": [{"device": "driver/pool/device", "shareID": "...",
+//	                      "consumedCapacity": {...}}, ...],
+//	 "fractionalCapacityRange": bool,
+//	 "results": [AllocationResult...] | null, "error": "..."}
+//
+// About a third of the scenarios use consumable capacity (DRAConsumableCapacity): devices with
+// allowMultipleAllocations and capacity request policies, requests with capacity.requests, and
+// shares of devices already allocated. Those parts draw from a second random source, so the
+// other parts of a scenario are the same as without them.
 //
 // Usage: allocgen -from 1 -count 500
 package main
@@ -33,6 +41,9 @@ import (
 )
 
 // kube-scheduler v1.37.2's AllocatorFeatures with the default feature gates.
+// DRAFractionalCapacityRange is beta in v1.37 but only on by default with
+// --min-compatibility-version=1.37 (the default is 1.36); some consumable-capacity scenarios
+// turn it on to cover both ways of rounding.
 var features = structured.Features{
 	AdminAccess:             true,
 	PrioritizedList:         true,
@@ -40,8 +51,12 @@ var features = structured.Features{
 	DeviceTaints:            true,
 	DeviceBindingAndStatus:  true,
 	ConsumableCapacity:      true,
-	FractionalCapacityRange: true,
+	FractionalCapacityRange: false,
 }
+
+// The consumable-capacity parts of the scenario being generated: capRand is nil when it has
+// none.
+var capRand *rand.Rand
 
 type classLister map[string]*resourceapi.DeviceClass
 
@@ -67,6 +82,9 @@ type scenario struct {
 	Classes   []*resourceapi.DeviceClass     `json:"classes"`
 	Claims    []*resourceapi.ResourceClaim   `json:"claims"`
 	Allocated []string                       `json:"allocated"`
+	Shares    []share                        `json:"allocatedShares,omitempty"`
+	// DRAFractionalCapacityRange for this scenario.
+	FractionalCapacityRange bool `json:"fractionalCapacityRange,omitempty"`
 	Results   []resourceapi.AllocationResult `json:"results"`
 	Error     string                         `json:"error,omitempty"`
 	// The error is upstream's ErrFailedAllocationOnNode (Unschedulable on this node only).
@@ -111,6 +129,84 @@ func selector(r *rand.Rand, class string) string {
 
 func pick[T any](r *rand.Rand, list []T) T { return list[r.Intn(len(list))] }
 
+// A share of a device with allowMultipleAllocations held by an allocated claim.
+type share struct {
+	Device           string                                           `json:"device"`
+	ShareID          string                                           `json:"shareID"`
+	ConsumedCapacity map[resourceapi.QualifiedName]resource.Quantity `json:"consumedCapacity,omitempty"`
+}
+
+func q(s string) *resource.Quantity { return ptr.To(resource.MustParse(s)) }
+
+// Request policies for the "bandwidth" (value 10Gi or 4Gi) and "cores" (value 4) capacities,
+// as API validation accepts them (a default within the policy, valid values ascending).
+var (
+	bandwidthPolicies = []*resourceapi.CapacityRequestPolicy{
+		nil,
+		{Default: q("1Gi"), ValidRange: &resourceapi.CapacityRequestPolicyRange{Min: q("1Gi")}},
+		{Default: q("1Gi"), ValidRange: &resourceapi.CapacityRequestPolicyRange{Min: q("1Gi"), Max: q("4Gi"), Step: q("1Gi")}},
+		{ValidRange: &resourceapi.CapacityRequestPolicyRange{Min: q("512Mi"), Step: q("512Mi")}},
+		{Default: q("2Gi"), ValidValues: []resource.Quantity{resource.MustParse("1Gi"), resource.MustParse("2Gi"), resource.MustParse("4Gi")}},
+		{Default: q("1Gi"), ValidValues: []resource.Quantity{resource.MustParse("1Gi"), resource.MustParse("3Gi")}},
+	}
+	memoryPolicies = []*resourceapi.CapacityRequestPolicy{
+		{Default: q("10Gi"), ValidRange: &resourceapi.CapacityRequestPolicyRange{Min: q("10Gi"), Step: q("10Gi")}},
+		{Default: q("5Gi"), ValidValues: []resource.Quantity{resource.MustParse("5Gi"), resource.MustParse("10Gi"), resource.MustParse("20Gi")}},
+	}
+	corePolicies = []*resourceapi.CapacityRequestPolicy{
+		nil,
+		{Default: q("1"), ValidRange: &resourceapi.CapacityRequestPolicyRange{Min: q("500m"), Step: q("250m")}},
+		{Default: q("1"), ValidRange: &resourceapi.CapacityRequestPolicyRange{Min: q("1"), Max: q("3"), Step: q("1")}},
+		{Default: q("500m"), ValidRange: &resourceapi.CapacityRequestPolicyRange{Min: q("500m"), Step: q("500m")}},
+		{Default: q("1"), ValidRange: &resourceapi.CapacityRequestPolicyRange{Min: q("1"), Step: q("1500m")}},
+	}
+)
+
+// Consumable capacity for a device of a consumable-capacity scenario.
+func capacities(d *resourceapi.Device) {
+	r := capRand
+	if r.Intn(3) > 0 {
+		d.AllowMultipleAllocations = ptr.To(true)
+	}
+	if r.Intn(2) == 0 {
+		// Without a policy, a share that does not ask for memory consumes all of it.
+		memory := d.Capacity["memory"]
+		memory.RequestPolicy = pick(r, memoryPolicies)
+		d.Capacity["memory"] = memory
+	}
+	if r.Intn(4) > 0 {
+		d.Capacity["bandwidth"] = resourceapi.DeviceCapacity{
+			Value:         resource.MustParse(pick(r, []string{"10Gi", "4Gi"})),
+			RequestPolicy: pick(r, bandwidthPolicies),
+		}
+	}
+	if r.Intn(3) == 0 {
+		d.Capacity["cores"] = resourceapi.DeviceCapacity{Value: resource.MustParse("4"), RequestPolicy: pick(r, corePolicies)}
+	}
+}
+
+// capacity.requests for a request of a consumable-capacity scenario, or nil.
+func capacityRequests() *resourceapi.CapacityRequirements {
+	r := capRand
+	if r == nil || r.Intn(3) == 0 {
+		return nil
+	}
+	c := &resourceapi.CapacityRequirements{Requests: map[resourceapi.QualifiedName]resource.Quantity{}}
+	if r.Intn(4) > 0 {
+		c.Requests["bandwidth"] = resource.MustParse(pick(r, []string{"1Gi", "1Gi", "3Gi", "1500Mi", "5Gi", "9Gi", "100Mi"}))
+	}
+	if r.Intn(4) == 0 {
+		c.Requests["cores"] = resource.MustParse(pick(r, []string{"1", "1500m", "700m", "2", "3"}))
+	}
+	if r.Intn(6) == 0 {
+		c.Requests["memory"] = resource.MustParse(pick(r, []string{"10Gi", "15Gi", "30Gi", "60Gi"}))
+	}
+	if r.Intn(20) == 0 {
+		c.Requests["missing"] = resource.MustParse("1")
+	}
+	return c
+}
+
 func device(r *rand.Rand, driver string, i int, region string) resourceapi.Device {
 	d := resourceapi.Device{
 		Name: fmt.Sprintf("dev-%d", i),
@@ -135,6 +231,9 @@ func device(r *rand.Rand, driver string, i int, region string) resourceapi.Devic
 		d.Taints = []resourceapi.DeviceTaint{{Key: "broken", Value: pick(r, []string{"yes", "no"}),
 			Effect: pick(r, []resourceapi.DeviceTaintEffect{resourceapi.DeviceTaintEffectNoSchedule, resourceapi.DeviceTaintEffectNoExecute, resourceapi.DeviceTaintEffectNone})}}
 	}
+	if capRand != nil {
+		capacities(&d)
+	}
 	return d
 }
 
@@ -152,12 +251,29 @@ func slices(r *rand.Rand) []*resourceapi.ResourceSlice {
 			if r.Intn(8) == 0 {
 				published = count - 1 // still being updated: incomplete
 			}
+			// In consumable-capacity scenarios, some pools share counters (one more slice, with
+			// the counter set only) that their devices consume: a device with
+			// allowMultipleAllocations consumes them once, whatever its number of shares.
+			counters := capRand != nil && capRand.Intn(3) == 0
+			sliceCount := int64(count)
+			if counters {
+				sliceCount++
+				out = append(out, &resourceapi.ResourceSlice{
+					ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%s-counters", driver, pool)},
+					Spec: resourceapi.ResourceSliceSpec{
+						Driver: driver,
+						Pool:   resourceapi.ResourcePool{Name: pool, Generation: generation, ResourceSliceCount: sliceCount},
+						SharedCounters: []resourceapi.CounterSet{{Name: "set-0", Counters: map[string]resourceapi.Counter{
+							"mem": {Value: resource.MustParse(pick(capRand, []string{"40Gi", "60Gi"}))}}}},
+					},
+				})
+			}
 			for s := 0; s < published; s++ {
 				slice := &resourceapi.ResourceSlice{
 					ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%s-%d", driver, pool, s)},
 					Spec: resourceapi.ResourceSliceSpec{
 						Driver: driver,
-						Pool:   resourceapi.ResourcePool{Name: pool, Generation: generation, ResourceSliceCount: int64(count)},
+						Pool:   resourceapi.ResourcePool{Name: pool, Generation: generation, ResourceSliceCount: sliceCount},
 					},
 				}
 				switch where {
@@ -173,7 +289,12 @@ func slices(r *rand.Rand) []*resourceapi.ResourceSlice {
 					}}}
 				}
 				for d, nd := 0, r.Intn(5); d < nd; d++ {
-					slice.Spec.Devices = append(slice.Spec.Devices, device(r, driver, n, "region-1"))
+					dev := device(r, driver, n, "region-1")
+					if counters && capRand.Intn(4) > 0 {
+						dev.ConsumesCounters = []resourceapi.DeviceCounterConsumption{{CounterSet: "set-0",
+							Counters: map[string]resourceapi.Counter{"mem": {Value: resource.MustParse(pick(capRand, []string{"10Gi", "20Gi"}))}}}}
+					}
+					slice.Spec.Devices = append(slice.Spec.Devices, dev)
 					n++
 				}
 				if r.Intn(12) == 0 && len(slice.Spec.Devices) > 1 {
@@ -233,6 +354,11 @@ func exact(r *rand.Rand) *resourceapi.ExactDeviceRequest {
 	if r.Intn(4) == 0 {
 		e.Tolerations = []resourceapi.DeviceToleration{{Key: "broken", Operator: pick(r, []resourceapi.DeviceTolerationOperator{resourceapi.DeviceTolerationOpEqual, resourceapi.DeviceTolerationOpExists}), Value: "yes"}}
 	}
+	e.Capacity = capacityRequests()
+	if capRand != nil && e.AllocationMode == resourceapi.DeviceAllocationModeExactCount && capRand.Intn(4) == 0 {
+		// More devices per request, so that shares of one device add up.
+		e.Count = int64(2 + capRand.Intn(3))
+	}
 	return e
 }
 
@@ -248,7 +374,7 @@ func claims(r *rand.Rand) []*resourceapi.ResourceClaim {
 					e := exact(r)
 					req.FirstAvailable = append(req.FirstAvailable, resourceapi.DeviceSubRequest{
 						Name: fmt.Sprintf("sub-%d", s), DeviceClassName: e.DeviceClassName, Selectors: e.Selectors,
-						AllocationMode: e.AllocationMode, Count: e.Count, Tolerations: e.Tolerations})
+						AllocationMode: e.AllocationMode, Count: e.Count, Tolerations: e.Tolerations, Capacity: e.Capacity})
 					names = append(names, req.Name+"/"+fmt.Sprintf("sub-%d", s))
 				}
 			} else {
@@ -285,6 +411,10 @@ func claims(r *rand.Rand) []*resourceapi.ResourceClaim {
 
 func generate(seed int64) scenario {
 	r := rand.New(rand.NewSource(seed))
+	capRand = nil
+	if c := rand.New(rand.NewSource(seed*7919 + 17)); c.Intn(3) == 0 {
+		capRand = c
+	}
 	sc := scenario{Seed: seed}
 	sc.Node = &v1.Node{ObjectMeta: metav1.ObjectMeta{Name: "node-1", Labels: map[string]string{"region": pick(r, []string{"region-1", "region-2"})}}}
 	sc.Slices = slices(r)
@@ -300,12 +430,68 @@ func generate(seed int64) scenario {
 		}
 	}
 	sort.Strings(sc.Allocated)
+	state := structured.AllocatedState{
+		AllocatedDevices:         allocated,
+		AllocatedSharedDeviceIDs: sets.New[structured.SharedDeviceID](),
+		AggregatedCapacity:       structured.NewConsumedCapacityCollection(),
+	}
+	f := features
+	if capRand != nil {
+		f.FractionalCapacityRange = capRand.Intn(3) == 0
+		sc.FractionalCapacityRange = f.FractionalCapacityRange
+		// Shares that allocated claims hold, as the scheduler gathers them: each share's
+		// shareID, and what it consumes added up per device.
+		n := 0
+		for _, s := range sc.Slices {
+			for _, d := range s.Spec.Devices {
+				if !ptr.Deref(d.AllowMultipleAllocations, false) || capRand.Intn(3) > 0 {
+					continue
+				}
+				id := structured.MakeDeviceID(s.Spec.Driver, s.Spec.Pool.Name, d.Name)
+				for k := 0; k < 1+capRand.Intn(2); k++ {
+					sh := share{Device: s.Spec.Driver + "/" + s.Spec.Pool.Name + "/" + d.Name, ShareID: fmt.Sprintf("00000000-0000-4000-8000-%012d", n)}
+					n++
+					if capRand.Intn(4) > 0 {
+						sh.ConsumedCapacity = map[resourceapi.QualifiedName]resource.Quantity{}
+						var names []string
+						for name := range d.Capacity {
+							names = append(names, string(name))
+						}
+						sort.Strings(names)
+						for _, n := range names {
+							name := resourceapi.QualifiedName(n)
+							c := d.Capacity[name]
+							amount := c.Value
+							switch capRand.Intn(3) {
+							case 0:
+								amount = resource.MustParse(pick(capRand, []string{"1Gi", "2Gi", "3Gi"}))
+								if name == "cores" {
+									amount = resource.MustParse(pick(capRand, []string{"500m", "1", "2"}))
+								}
+							case 1:
+								if c.RequestPolicy != nil && c.RequestPolicy.Default != nil {
+									amount = *c.RequestPolicy.Default
+								}
+							}
+							sh.ConsumedCapacity[name] = amount
+						}
+					}
+					uid := types.UID(sh.ShareID)
+					state.AllocatedSharedDeviceIDs.Insert(structured.MakeSharedDeviceID(id, &uid))
+					if sh.ConsumedCapacity != nil {
+						state.AggregatedCapacity.Insert(structured.NewDeviceConsumedCapacity(id, sh.ConsumedCapacity))
+					}
+					sc.Shares = append(sc.Shares, sh)
+				}
+			}
+		}
+	}
 	lister := classLister{}
 	for _, c := range sc.Classes {
 		lister[c.Name] = c
 	}
 	ctx := context.Background()
-	alloc, err := structured.NewAllocator(ctx, features, structured.AllocatedState{AllocatedDevices: allocated},
+	alloc, err := structured.NewAllocator(ctx, f, state,
 		lister, sc.Slices, cel.NewCache(10, cel.Features{EnableConsumableCapacity: true}))
 	if err != nil {
 		sc.Error = err.Error()

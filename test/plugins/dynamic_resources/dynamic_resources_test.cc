@@ -196,6 +196,78 @@ TEST_F(DynamicResourcesTest, AllocatesWhereDevicesAreAndNeverTwiceInFlight) {
   EXPECT_EQ(Filter(s3, *p2, "n1").Message(), "cannot allocate all claims");
 }
 
+// DRAConsumableCapacity: a NIC with allowMultipleAllocations is shared by claims, in flight or
+// written, until its bandwidth is used up; each allocation is a share with its own shareID and
+// the capacity it consumes, and that is what PreBind writes.
+TEST_F(DynamicResourcesTest, ASharedDeviceServesClaimsUntilItsCapacityIsUsed) {
+  auto slice = std::make_shared<api::ResourceSlice>(*objects().resource_slices.Get("n1-gpus"));
+  api::Device nic = Gpu("nic-0", "nic");
+  nic.allow_multiple_allocations = true;
+  api::DeviceCapacity bandwidth;
+  bandwidth.value = *api::Quantity::Parse("10Gi");
+  api::CapacityRequestPolicy policy;
+  policy.default_value = *api::Quantity::Parse("1Gi");
+  policy.valid_range = api::CapacityRequestPolicyRange{*api::Quantity::Parse("1Gi"), {}, {}};
+  bandwidth.request_policy = policy;
+  nic.capacity["bandwidth"] = bandwidth;
+  slice->spec.devices = {nic};
+  objects().resource_slices.Upsert(slice);
+  auto claim = [&](const std::string& name, const char* amount) {
+    AddClaim(name);
+    auto c =
+        std::make_shared<api::ResourceClaim>(*objects().resource_claims.Get("default/" + name));
+    if (amount != nullptr) {
+      c->spec.devices.requests[0].exactly->capacity.emplace();
+      c->spec.devices.requests[0].exactly->capacity->requests["bandwidth"] =
+          *api::Quantity::Parse(amount);
+    }
+    objects().resource_claims.Upsert(c);
+  };
+  claim("c1", "4Gi");
+  claim("c2", "4Gi");
+  claim("c3", "4Gi");
+  claim("c4", nullptr);
+
+  auto p1 = PodWithClaim("p1", "c1");
+  framework::CycleState s1;
+  ASSERT_TRUE(PreFilter(s1, *p1).IsSuccess());
+  ASSERT_TRUE(Filter(s1, *p1, "n1").IsSuccess());
+  ASSERT_TRUE(As<framework::ReservePlugin>()->Reserve(s1, *p1, "n1").IsSuccess());
+  // p1's share is in flight; 6Gi are left.
+  auto p2 = PodWithClaim("p2", "c2");
+  framework::CycleState s2;
+  ASSERT_TRUE(PreFilter(s2, *p2).IsSuccess());
+  ASSERT_TRUE(Filter(s2, *p2, "n1").IsSuccess());
+  ASSERT_TRUE(As<framework::ReservePlugin>()->Reserve(s2, *p2, "n1").IsSuccess());
+
+  handle_->writer().on_claim_status = [](const api::ResourceClaim& c) {
+    api::ResourceClaim stored = c;
+    stored.metadata.resource_version = "2";
+    return Result<api::ResourceClaim>(stored);
+  };
+  ASSERT_TRUE(As<framework::PreBindPlugin>()->PreBind(s1, *p1, "n1").IsSuccess());
+  ASSERT_TRUE(As<framework::PreBindPlugin>()->PreBind(s2, *p2, "n1").IsSuccess());
+  auto updates = handle_->writer().ClaimStatusUpdates();
+  ASSERT_EQ(updates.size(), 2u);
+  const auto& r1 = updates[0].status.allocation->devices.results.at(0);
+  const auto& r2 = updates[1].status.allocation->devices.results.at(0);
+  EXPECT_EQ(r1.device, "nic-0");
+  ASSERT_TRUE(r1.share_id.has_value() && r2.share_id.has_value());
+  EXPECT_NE(*r1.share_id, *r2.share_id);
+  EXPECT_EQ(r1.consumed_capacity.at("bandwidth").ToString(), "4Gi");
+
+  // Both shares are written (assumed) now: 2Gi are left, too little for c3's 4Gi but enough
+  // for c4's default of 1Gi.
+  auto p3 = PodWithClaim("p3", "c3");
+  framework::CycleState s3;
+  ASSERT_TRUE(PreFilter(s3, *p3).IsSuccess());
+  EXPECT_EQ(Filter(s3, *p3, "n1").Message(), "cannot allocate all claims");
+  auto p4 = PodWithClaim("p4", "c4");
+  framework::CycleState s4;
+  ASSERT_TRUE(PreFilter(s4, *p4).IsSuccess());
+  EXPECT_TRUE(Filter(s4, *p4, "n1").IsSuccess());
+}
+
 TEST_F(DynamicResourcesTest, UnreserveReleasesTheInFlightDevice) {
   AddClaim("c1");
   AddClaim("c2");

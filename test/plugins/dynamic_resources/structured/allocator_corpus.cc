@@ -45,8 +45,17 @@ Result<api::AllocationResult> DecodeAllocation(const api::Value& v) {
   return *c.status.allocation;
 }
 
-std::string Canonical(const api::AllocationResult& r) {
+// shareIDs are random upstream: only whether a result has one is compared.
+std::string Canonical(api::AllocationResult r) {
+  for (auto& d : r.devices.results) {
+    if (d.share_id) d.share_id = "<share>";
+  }
   return api::json::ToJson(api::EncodeAllocationResult(r));
+}
+
+structured::DeviceId ParseDeviceId(const std::string& s) {
+  const size_t a = s.find('/'), b = s.find('/', a + 1);
+  return structured::DeviceId{s.substr(0, a), s.substr(a + 1, b - a - 1), s.substr(b + 1)};
 }
 
 // Empty when berth agrees; otherwise what differs.
@@ -62,11 +71,29 @@ std::string Compare(const api::Value& sc) {
   structured::AllocatedState allocated;
   if (const auto* list = sc.Find("allocated"); list != nullptr && !list->IsNull()) {
     for (const auto& id : list->AsArray()) {
-      const std::string& s = id.AsString();
-      const size_t a = s.find('/'), b = s.find('/', a + 1);
-      allocated.allocated_devices.insert(
-          structured::DeviceId{s.substr(0, a), s.substr(a + 1, b - a - 1), s.substr(b + 1)});
+      allocated.allocated_devices.insert(ParseDeviceId(id.AsString()));
     }
+  }
+  // Shares of devices with allowMultipleAllocations, as the plugin gathers them.
+  if (const auto* list = sc.Find("allocatedShares"); list != nullptr && !list->IsNull()) {
+    for (const auto& share : list->AsArray()) {
+      const structured::DeviceId id = ParseDeviceId(share.Find("device")->AsString());
+      allocated.allocated_shared_device_ids.insert(
+          structured::SharedDeviceId{id, share.Find("shareID")->AsString()});
+      const api::Value* consumed = share.Find("consumedCapacity");
+      if (consumed == nullptr || consumed->IsNull()) continue;
+      structured::ConsumedCapacity amounts;
+      for (const auto& [name, q] : consumed->AsObject()) {
+        auto parsed = api::Quantity::Parse(q.AsString());
+        if (!parsed.ok()) return "allocatedShares: " + parsed.error();
+        amounts[name] = *parsed;
+      }
+      structured::AddCapacity(allocated.aggregated_capacity[id], amounts);
+    }
+  }
+  structured::Features features;
+  if (const auto* f = sc.Find("fractionalCapacityRange"); f != nullptr && !f->IsNull()) {
+    features.fractional_capacity_range = f->AsBool();
   }
   std::map<std::string, const api::DeviceClass*> by_name;
   for (const auto& c : *classes) by_name[c.metadata.name] = &c;
@@ -76,7 +103,7 @@ std::string Compare(const api::Value& sc) {
   for (const auto& c : *claims) claim_ptrs.push_back(&c);
   CelSelectors cel;
   Allocator allocator(
-      structured::Features{}, allocated,
+      features, allocated,
       [&](const std::string& name) -> const api::DeviceClass* {
         auto it = by_name.find(name);
         return it == by_name.end() ? nullptr : it->second;

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <functional>
 #include <map>
 
@@ -393,6 +394,473 @@ TEST_F(AllocatorTest, ClassConfigIsCopiedOncePerClassNamingEachRequest) {
   ASSERT_EQ(out->results[0].devices.config.size(), 1u);
   EXPECT_EQ(out->results[0].devices.config[0].source, "FromClass");
   EXPECT_EQ(out->results[0].devices.config[0].requests, (std::vector<std::string>{"r0", "r1"}));
+}
+
+// ---- consumable capacity (DRAConsumableCapacity), after upstream's consumable-capacity and
+// allow-multiple-allocations cases ----
+
+constexpr const char* kCap = "capacity-0";
+
+api::Quantity Q(int64_t value) { return api::Quantity::FromValue(value); }
+
+api::Device Multi(api::Device d) {
+  d.allow_multiple_allocations = true;
+  return d;
+}
+
+// A capacity without a request policy.
+api::Device WithCap(api::Device d, int64_t value, const std::string& name = kCap) {
+  d.capacity[name].value = Q(value);
+  return d;
+}
+
+// Upstream's withCapacityRequestPolicyRange: default 2, validRange {min 2, step 2, max 4}.
+api::Device WithRange(api::Device d, int64_t value) {
+  api::DeviceCapacity c;
+  c.value = Q(value);
+  api::CapacityRequestPolicy p;
+  p.default_value = Q(2);
+  p.valid_range = api::CapacityRequestPolicyRange{Q(2), Q(4), Q(2)};
+  c.request_policy = p;
+  d.capacity[kCap] = c;
+  return d;
+}
+
+// Upstream's withCapacityRequestPolicyValidValues: the default first, then `more`.
+api::Device WithValues(api::Device d, int64_t value, int64_t def, std::vector<int64_t> more) {
+  api::DeviceCapacity c;
+  c.value = Q(value);
+  api::CapacityRequestPolicy p;
+  p.default_value = Q(def);
+  p.valid_values.push_back(Q(def));
+  for (int64_t v : more) p.valid_values.push_back(Q(v));
+  c.request_policy = p;
+  d.capacity[kCap] = c;
+  return d;
+}
+
+api::DeviceRequest CapReq(api::DeviceRequest r, api::Quantity amount) {
+  r.exactly->capacity.emplace();
+  r.exactly->capacity->requests[kCap] = amount;
+  return r;
+}
+
+api::DeviceRequest AllReq(std::string name, std::string cls) {
+  api::DeviceRequest r = Req(std::move(name), std::move(cls), 0);
+  r.exactly->allocation_mode = api::kDeviceAllocationModeAll;
+  return r;
+}
+
+// "request=device[ share][ name:amount...]" per result of claim `i`.
+std::vector<std::string> Shares(const Allocator::Outcome& out, size_t i) {
+  std::vector<std::string> v;
+  for (const auto& r : out.results[i].devices.results) {
+    std::string s = r.request + "=" + r.device;
+    if (r.share_id) s += " share";
+    for (const auto& [name, q] : r.consumed_capacity) s += " " + name + ":" + q.ToString();
+    v.push_back(s);
+  }
+  return v;
+}
+
+using Strings = std::vector<std::string>;
+
+TEST_F(AllocatorTest, CapacityRequestsNeedTheFeature) {
+  slices_ = {Slice("s1", "driver-a", "pool-1", "node-1", {Dev("dev-1")})};
+  Features off;
+  off.consumable_capacity = false;
+  auto out = Run({Claim("claim-0", {CapReq(Req("req-0", "class-a"), Q(1))})}, {}, off);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.error(),
+            "claim default/claim-0, request req-0: has capacity requests, but the "
+            "DRAConsumableCapacity feature is disabled");
+  api::DeviceRequest list;
+  list.name = "req-0";
+  for (const char* name : {"subReq-0", "subReq-1"}) {
+    api::DeviceSubRequest sub;
+    sub.name = name;
+    sub.device_class_name = "class-a";
+    sub.capacity.emplace();
+    sub.capacity->requests[kCap] = Q(1);
+    list.first_available.push_back(sub);
+  }
+  out = Run({Claim("claim-0", {list})}, {}, off);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.error(),
+            "claim default/claim-0, subrequest subReq-0: has capacity requests, but the "
+            "DRAConsumableCapacity feature is disabled");
+}
+
+TEST_F(AllocatorTest, ARequestForACapacityTheDeviceLacksDoesNotFit) {
+  slices_ = {
+      Slice("s1", "driver-a", "pool-1", "node-1", {Multi(WithCap(Dev("dev-1"), 1, "capacity-1"))})};
+  auto out = Run({Claim("claim-0", {CapReq(Req("req-0", "class-a"), Q(1))})});
+  ASSERT_TRUE(out.ok()) << out.error();
+  EXPECT_FALSE(out->allocated);
+  out = Run({Claim("claim-0", {CapReq(AllReq("req-0", "class-a"), Q(1))})});
+  ASSERT_TRUE(out.ok()) << out.error();
+  EXPECT_FALSE(out->allocated);
+}
+
+TEST_F(AllocatorTest, SharesOfADeviceWithoutCapacitiesConsumeNothing) {
+  slices_ = {Slice("s1", "driver-a", "pool-1", "node-1", {Multi(Dev("dev-1"))})};
+  auto out = Run(
+      {Claim("claim-0", {Req("req-0", "class-a")}), Claim("claim-1", {Req("req-0", "class-a")})});
+  ASSERT_TRUE(out.ok() && out->allocated);
+  EXPECT_EQ(Shares(*out, 0), Strings{"req-0=dev-1 share"});
+  EXPECT_EQ(Shares(*out, 1), Strings{"req-0=dev-1 share"});
+  // Each share has its own, well-formed ID.
+  const auto& a = *out->results[0].devices.results[0].share_id;
+  const auto& b = *out->results[1].devices.results[0].share_id;
+  EXPECT_NE(a, b);
+  ASSERT_EQ(a.size(), 36u);
+  EXPECT_EQ(a[8], '-');
+  EXPECT_EQ(a[14], '4');
+}
+
+TEST_F(AllocatorTest, WithoutPolicyOrRequestAShareConsumesTheWholeCapacity) {
+  slices_ = {Slice("s1", "driver-a", "pool-1", "node-1",
+                   {Multi(WithCap(Dev("dev-1"), 1)), Multi(WithCap(Dev("dev-2"), 1))})};
+  auto out = Run(
+      {Claim("claim-0", {Req("req-0", "class-a")}), Claim("claim-1", {Req("req-0", "class-a")})});
+  ASSERT_TRUE(out.ok() && out->allocated);
+  EXPECT_EQ(Shares(*out, 0), Strings{"req-0=dev-1 share capacity-0:1"});
+  EXPECT_EQ(Shares(*out, 1), Strings{"req-0=dev-2 share capacity-0:1"});
+
+  slices_ = {Slice("s1", "driver-a", "pool-1", "node-1", {Multi(WithCap(Dev("dev-1"), 2))})};
+  out = Run(
+      {Claim("claim-0", {Req("req-0", "class-a")}), Claim("claim-1", {Req("req-0", "class-a")})});
+  ASSERT_TRUE(out.ok());
+  EXPECT_FALSE(out->allocated);
+
+  out = Run({Claim("claim-0", {CapReq(Req("req-0", "class-a"), Q(1))}),
+             Claim("claim-1", {CapReq(Req("req-0", "class-a"), Q(1))})});
+  ASSERT_TRUE(out.ok() && out->allocated);
+  EXPECT_EQ(Shares(*out, 0), Strings{"req-0=dev-1 share capacity-0:1"});
+  EXPECT_EQ(Shares(*out, 1), Strings{"req-0=dev-1 share capacity-0:1"});
+}
+
+TEST_F(AllocatorTest, RequestPolicyDefaultsAndRoundsUp) {
+  // Without a request: the default (2) each.
+  slices_ = {Slice("s1", "driver-a", "pool-1", "node-1", {Multi(WithRange(Dev("dev-1"), 4))})};
+  auto out = Run(
+      {Claim("claim-0", {Req("req-0", "class-a")}), Claim("claim-1", {Req("req-0", "class-a")})});
+  ASSERT_TRUE(out.ok() && out->allocated);
+  EXPECT_EQ(Shares(*out, 0), Strings{"req-0=dev-1 share capacity-0:2"});
+  EXPECT_EQ(Shares(*out, 1), Strings{"req-0=dev-1 share capacity-0:2"});
+  // 1 rounds up to the minimum, 3 to the next step.
+  out = Run({Claim("claim-0", {CapReq(Req("req-0", "class-a"), Q(1))}),
+             Claim("claim-1", {CapReq(Req("req-0", "class-a"), Q(1))})});
+  ASSERT_TRUE(out.ok() && out->allocated);
+  EXPECT_EQ(Shares(*out, 1), Strings{"req-0=dev-1 share capacity-0:2"});
+  out = Run({Claim("claim-0", {CapReq(Req("req-0", "class-a"), Q(3))})});
+  ASSERT_TRUE(out.ok() && out->allocated);
+  EXPECT_EQ(Shares(*out, 0), Strings{"req-0=dev-1 share capacity-0:4"});
+  // 6 rounds to 6, above the policy's max of 4, though the device has 10.
+  slices_ = {Slice("s1", "driver-a", "pool-1", "node-1", {Multi(WithRange(Dev("dev-1"), 10))})};
+  out = Run({Claim("claim-0", {CapReq(Req("req-0", "class-a"), Q(6))})});
+  ASSERT_TRUE(out.ok());
+  EXPECT_FALSE(out->allocated);
+  // 1 and 2 round to 2 each: 4 do not fit into 2.
+  slices_ = {Slice("s1", "driver-a", "pool-1", "node-1", {Multi(WithRange(Dev("dev-1"), 2))})};
+  out = Run({Claim("claim-0", {CapReq(Req("req-0", "class-a"), Q(1))}),
+             Claim("claim-1", {CapReq(Req("req-0", "class-a"), Q(2))})});
+  ASSERT_TRUE(out.ok());
+  EXPECT_FALSE(out->allocated);
+}
+
+TEST_F(AllocatorTest, ValidValuesPolicy) {
+  // A default of zero: shares consume nothing; an explicit 1 is not a valid value.
+  slices_ = {
+      Slice("s1", "driver-a", "pool-1", "node-1", {Multi(WithValues(Dev("dev-1"), 1, 0, {}))})};
+  auto out = Run(
+      {Claim("claim-0", {Req("req-0", "class-a")}), Claim("claim-1", {Req("req-0", "class-a")})});
+  ASSERT_TRUE(out.ok() && out->allocated);
+  EXPECT_EQ(Shares(*out, 1), Strings{"req-0=dev-1 share capacity-0:0"});
+  out = Run({Claim("claim-0", {CapReq(Req("req-0", "class-a"), Q(1))})});
+  ASSERT_TRUE(out.ok());
+  EXPECT_FALSE(out->allocated);
+  // 2 is valid; with [1, 3] it rounds up to 3.
+  slices_ = {
+      Slice("s1", "driver-a", "pool-1", "node-1", {Multi(WithValues(Dev("dev-1"), 4, 1, {2}))})};
+  out = Run({Claim("claim-0", {CapReq(Req("req-0", "class-a"), Q(2))})});
+  ASSERT_TRUE(out.ok() && out->allocated);
+  EXPECT_EQ(Shares(*out, 0), Strings{"req-0=dev-1 share capacity-0:2"});
+  slices_ = {
+      Slice("s1", "driver-a", "pool-1", "node-1", {Multi(WithValues(Dev("dev-1"), 3, 1, {3}))})};
+  out = Run({Claim("claim-0", {CapReq(Req("req-0", "class-a"), Q(2))})});
+  ASSERT_TRUE(out.ok() && out->allocated);
+  EXPECT_EQ(Shares(*out, 0), Strings{"req-0=dev-1 share capacity-0:3"});
+}
+
+TEST_F(AllocatorTest, FractionalRangesRoundInWholeUnitsUnlessTheFeatureIsOn) {
+  // validRange {min 200m, step 100m, max 1}, default 200m, on a capacity of 1.
+  api::Device d = Multi(Dev("dev-1"));
+  api::DeviceCapacity c;
+  c.value = Q(1);
+  api::CapacityRequestPolicy p;
+  p.default_value = api::Quantity::FromMilli(200);
+  p.valid_range = api::CapacityRequestPolicyRange{api::Quantity::FromMilli(200), Q(1),
+                                                  api::Quantity::FromMilli(100)};
+  c.request_policy = p;
+  d.capacity[kCap] = c;
+  slices_ = {Slice("s1", "driver-a", "pool-1", "node-1", {d})};
+  auto out =
+      Run({Claim("claim-0", {CapReq(Req("req-0", "class-a"), api::Quantity::FromMilli(200))})});
+  ASSERT_TRUE(out.ok() && out->allocated);
+  EXPECT_EQ(Shares(*out, 0), Strings{"req-0=dev-1 share capacity-0:1"});
+  Features fractional;
+  fractional.fractional_capacity_range = true;
+  out = Run({Claim("claim-0", {CapReq(Req("req-0", "class-a"), api::Quantity::FromMilli(250))})},
+            {}, fractional);
+  ASSERT_TRUE(out.ok() && out->allocated);
+  EXPECT_EQ(Shares(*out, 0), Strings{"req-0=dev-1 share capacity-0:300m"});
+}
+
+TEST_F(AllocatorTest, UnusableCapacityAmountsAbortTheAllocation) {
+  slices_ = {Slice("s1", "driver-a", "pool-1", "node-1", {Multi(WithCap(Dev("dev-1"), 10))})};
+  auto out = Run({Claim("claim-0", {CapReq(Req("req-0", "class-a"), Q(-5))})});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.error(),
+            "claim default/claim-0, request req-0: checking capacity for device "
+            "driver-a/pool-1/dev-1: capacity \"capacity-0\": capacity value is negative");
+  // Rounding up to the next step would pass the milli-value range.
+  slices_ = {Slice("s1", "driver-a", "pool-1", "node-1", {Multi(WithRange(Dev("dev-1"), 4))})};
+  Features fractional;
+  fractional.fractional_capacity_range = true;
+  out = Run(
+      {Claim("claim-0", {CapReq(Req("req-0", "class-a"), api::Quantity::FromMilli(INT64_MAX))})},
+      {}, fractional);
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.error().find("cannot be represented"), std::string::npos) << out.error();
+  out = Run(
+      {Claim("claim-0", {CapReq(AllReq("req-0", "class-a"), api::Quantity::FromMilli(INT64_MAX))})},
+      {}, fractional);
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.error().find("request req-0: checking capacity for device dev-1: capacity "),
+            std::string::npos)
+      << out.error();
+}
+
+TEST_F(AllocatorTest, AllocatedSharesLeaveTheirCapacityTaken) {
+  slices_ = {Slice("s1", "driver-a", "pool-1", "node-1", {Multi(WithRange(Dev("dev-1"), 4))})};
+  AllocatedState state;
+  state.aggregated_capacity[DeviceId{"driver-a", "pool-1", "dev-1"}][kCap] = Q(2);
+  auto out = Run({Claim("claim-0", {CapReq(Req("req-0", "class-a"), Q(2))})}, state);
+  ASSERT_TRUE(out.ok() && out->allocated);
+  EXPECT_EQ(Shares(*out, 0), Strings{"req-0=dev-1 share capacity-0:2"});
+
+  slices_ = {Slice("s1", "driver-a", "pool-1", "node-1",
+                   {Multi(WithRange(Dev("dev-1"), 2)), Multi(WithRange(Dev("dev-2"), 2))})};
+  out = Run({Claim("claim-0", {CapReq(Req("req-0", "class-a"), Q(2))})}, state);
+  ASSERT_TRUE(out.ok() && out->allocated);
+  EXPECT_EQ(Shares(*out, 0), Strings{"req-0=dev-2 share capacity-0:2"});
+
+  slices_ = {Slice("s1", "driver-a", "pool-1", "node-1", {Multi(WithRange(Dev("dev-1"), 2))})};
+  out = Run({Claim("claim-0", {CapReq(Req("req-0", "class-a"), Q(2))})}, state);
+  ASSERT_TRUE(out.ok());
+  EXPECT_FALSE(out->allocated);
+}
+
+TEST_F(AllocatorTest, SharesBacktrackLikeWholeDevices) {
+  // claim-0 needs one device (match constraint) for two shares of 2: only dev-1 (4) has room.
+  auto attr = [](api::Device d, const char* v) {
+    api::DeviceAttribute a;
+    a.string_value = v;
+    d.attributes["stringAttribute"] = a;
+    return d;
+  };
+  slices_ = {Slice("s1", "driver-a", "pool-1", "node-1",
+                   {attr(Multi(WithRange(Dev("dev-2"), 2)), "v1"),
+                    attr(Multi(WithRange(Dev("dev-1"), 4)), "v2")})};
+  auto c0 = Claim("claim-0",
+                  {CapReq(Req("req-0", "class-a"), Q(2)), CapReq(Req("req-1", "class-a"), Q(2))});
+  api::DeviceConstraint match;
+  match.match_attribute = "driver-a/stringAttribute";
+  c0.spec.devices.constraints.push_back(match);
+  auto out = Run({c0, Claim("claim-1", {CapReq(Req("req-0", "class-a"), Q(2))})});
+  ASSERT_TRUE(out.ok() && out->allocated) << (out.ok() ? "" : out.error());
+  EXPECT_EQ(Shares(*out, 0),
+            (Strings{"req-0=dev-1 share capacity-0:2", "req-1=dev-1 share capacity-0:2"}));
+  EXPECT_EQ(Shares(*out, 1), Strings{"req-0=dev-2 share capacity-0:2"});
+
+  // A distinct constraint: two shares of one device are not distinct.
+  slices_ = {
+      Slice("s1", "driver-a", "pool-1", "node-1", {attr(Multi(WithRange(Dev("dev-1"), 2)), "v")})};
+  auto c1 = Claim("claim-0",
+                  {CapReq(Req("req-0", "class-a"), Q(1)), CapReq(Req("req-1", "class-a"), Q(1))});
+  api::DeviceConstraint distinct;
+  distinct.distinct_attribute = "driver-a/stringAttribute";
+  c1.spec.devices.constraints.push_back(distinct);
+  out = Run({c1});
+  ASSERT_TRUE(out.ok());
+  EXPECT_FALSE(out->allocated);
+}
+
+TEST_F(AllocatorTest, SubrequestsWithCapacity) {
+  slices_ = {Slice("s1", "driver-a", "pool-1", "node-1", {Multi(WithRange(Dev("dev-1"), 2))})};
+  api::DeviceRequest list;
+  list.name = "req-0";
+  for (int64_t amount : {4, 2}) {
+    api::DeviceSubRequest sub;
+    sub.name = "subReq-" + std::to_string(list.first_available.size());
+    sub.device_class_name = "class-a";
+    sub.capacity.emplace();
+    sub.capacity->requests[kCap] = Q(amount);
+    list.first_available.push_back(sub);
+  }
+  auto out = Run({Claim("claim-0", {list})});
+  ASSERT_TRUE(out.ok() && out->allocated);
+  EXPECT_EQ(Shares(*out, 0), Strings{"req-0/subReq-1=dev-1 share capacity-0:2"});
+}
+
+TEST_F(AllocatorTest, AllModeWithCapacity) {
+  // Devices without room at all for the request are no part of "all".
+  slices_ = {Slice("s1", "driver-a", "pool-1", "node-1",
+                   {Multi(WithCap(Dev("dev-1"), 2)), Multi(Dev("dev-2"))})};
+  auto out = Run({Claim("claim-0", {CapReq(AllReq("req-0", "class-a"), Q(2))})});
+  ASSERT_TRUE(out.ok() && out->allocated);
+  EXPECT_EQ(Shares(*out, 0), Strings{"req-0=dev-1 share capacity-0:2"});
+  slices_ = {Slice("s1", "driver-a", "pool-1", "node-1",
+                   {Multi(WithCap(Dev("dev-1"), 2)), Multi(WithCap(Dev("dev-2"), 1))})};
+  out = Run({Claim("claim-0", {CapReq(AllReq("req-0", "class-a"), Q(2))})});
+  ASSERT_TRUE(out.ok() && out->allocated);
+  EXPECT_EQ(Shares(*out, 0), Strings{"req-0=dev-1 share capacity-0:2"});
+  // Room taken by this claim's other request or by allocated shares still counts: devices
+  // whose room is used up stay in "all", which then fails.
+  out = Run({Claim("claim-0", {CapReq(Req("req-0", "class-a"), Q(1)),
+                               CapReq(AllReq("req-1", "class-a"), Q(1))})});
+  ASSERT_TRUE(out.ok() && out->allocated);
+  EXPECT_EQ(Shares(*out, 0),
+            (Strings{"req-0=dev-1 share capacity-0:1", "req-1=dev-1 share capacity-0:1",
+                     "req-1=dev-2 share capacity-0:1"}));
+  AllocatedState state;
+  state.aggregated_capacity[DeviceId{"driver-a", "pool-1", "dev-1"}][kCap] = Q(1);
+  out = Run({Claim("claim-0", {CapReq(AllReq("req-0", "class-a"), Q(1))})}, state);
+  ASSERT_TRUE(out.ok() && out->allocated);
+  EXPECT_EQ(Shares(*out, 0),
+            (Strings{"req-0=dev-1 share capacity-0:1", "req-0=dev-2 share capacity-0:1"}));
+  slices_ = {Slice("s1", "driver-a", "pool-1", "node-1",
+                   {Multi(WithCap(Dev("dev-1"), 1)), Multi(WithCap(Dev("dev-2"), 1))})};
+  out = Run({Claim("claim-0", {CapReq(AllReq("req-0", "class-a"), Q(1))})}, state);
+  ASSERT_TRUE(out.ok());
+  EXPECT_FALSE(out->allocated);
+  out = Run({Claim("claim-0", {CapReq(Req("req-0", "class-a"), Q(1)),
+                               CapReq(AllReq("req-1", "class-a"), Q(1))})});
+  ASSERT_TRUE(out.ok());
+  EXPECT_FALSE(out->allocated);
+}
+
+TEST_F(AllocatorTest, CapacityRequestsOnDevicesTakenWhole) {
+  // An ordinary device fits a capacity request it has room for and is then taken whole.
+  slices_ = {Slice("s1", "driver-a", "pool-1", "node-1", {WithCap(Dev("dev-1"), 1)})};
+  auto out = Run({Claim("claim-0", {CapReq(Req("req-0", "class-a"), Q(1))})});
+  ASSERT_TRUE(out.ok() && out->allocated);
+  EXPECT_EQ(Shares(*out, 0), Strings{"req-0=dev-1"});
+  slices_ = {Slice("s1", "driver-a", "pool-1", "node-1", {WithRange(Dev("dev-1"), 2)})};
+  out = Run({Claim("claim-0", {CapReq(Req("req-0", "class-a"), Q(1))}),
+             Claim("claim-1", {CapReq(Req("req-0", "class-a"), Q(1))})});
+  ASSERT_TRUE(out.ok());
+  EXPECT_FALSE(out->allocated);
+  // A device that allows multiple allocations but is held whole is not shared.
+  slices_ = {Slice("s1", "driver-a", "pool-1", "node-1", {Multi(WithRange(Dev("dev-1"), 2))})};
+  AllocatedState whole;
+  whole.allocated_devices.insert(DeviceId{"driver-a", "pool-1", "dev-1"});
+  out = Run({Claim("claim-0", {CapReq(Req("req-0", "class-a"), Q(1))})}, whole);
+  ASSERT_TRUE(out.ok());
+  EXPECT_FALSE(out->allocated);
+  // Capacity consumed by shares of a device that no longer allows them still counts.
+  slices_ = {Slice("s1", "driver-a", "pool-1", "node-1", {WithRange(Dev("dev-1"), 2)})};
+  AllocatedState shared;
+  shared.aggregated_capacity[DeviceId{"driver-a", "pool-1", "dev-1"}][kCap] = Q(1);
+  out = Run({Claim("claim-0", {CapReq(Req("req-0", "class-a"), Q(1))})}, shared);
+  ASSERT_TRUE(out.ok());
+  EXPECT_FALSE(out->allocated);
+}
+
+// Shared counters: a device with allowMultipleAllocations consumes them once for all its
+// shares.
+class SharedCounterTest : public AllocatorTest {
+ protected:
+  // Pool "pool-1" on node-1: a counter set "set-1" and devices that consume from it.
+  void Pool(std::map<std::string, int64_t> counters, std::vector<api::Device> devices) {
+    api::ResourceSlice set = Slice("a-counters", "driver-a", "pool-1", "node-1", {}, 1, 2);
+    api::CounterSet cs;
+    cs.name = "set-1";
+    for (const auto& [name, v] : counters) cs.counters[name] = Q(v);
+    set.spec.shared_counters.push_back(cs);
+    slices_ = {set, Slice("b-devices", "driver-a", "pool-1", "node-1", std::move(devices), 1, 2)};
+  }
+  static api::Device Consumes(api::Device d, const std::string& counter, int64_t v) {
+    api::DeviceCounterConsumption use;
+    use.counter_set = "set-1";
+    use.counters[counter] = Q(v);
+    d.consumes_counters.push_back(use);
+    return d;
+  }
+};
+
+TEST_F(SharedCounterTest, ASharedDeviceIsNotChargedAgain) {
+  Pool({{"c", 1}}, {Consumes(Multi(Dev("dev-1")), "c", 1)});
+  AllocatedState state;
+  state.allocated_shared_device_ids.insert(
+      SharedDeviceId{DeviceId{"driver-a", "pool-1", "dev-1"}, "share-1"});
+  auto out = Run({Claim("claim-0", {Req("req-0", "class-a")})}, state);
+  ASSERT_TRUE(out.ok() && out->allocated) << (out.ok() ? "" : out.error());
+  EXPECT_EQ(Shares(*out, 0), Strings{"req-0=dev-1 share"});
+}
+
+TEST_F(SharedCounterTest, AnAllocatedShareHoldsItsDevicesCounters) {
+  auto mode = [](api::Device d, const char* v) {
+    api::DeviceAttribute a;
+    a.string_value = v;
+    d.attributes["mode"] = a;
+    return d;
+  };
+  Pool({{kCap, 1}}, {mode(Consumes(Multi(WithCap(Dev("dev-1"), 1)), kCap, 1), "a"),
+                     mode(Consumes(Multi(WithCap(Dev("dev-2"), 1)), kCap, 1), "b")});
+  sel_.table["mode b"] = [](const std::string&, const api::Device& d) {
+    return d.attributes.at("mode").string_value == "b";
+  };
+  AllocatedState state;
+  const DeviceId dev1{"driver-a", "pool-1", "dev-1"};
+  state.allocated_shared_device_ids.insert(SharedDeviceId{dev1, "share-1"});
+  state.aggregated_capacity[dev1][kCap] = Q(1);
+  auto out = Run({Claim("claim-0", {CapReq(Req("req-0", "class-a", 1, {"mode b"}), Q(1))})}, state);
+  ASSERT_TRUE(out.ok());
+  EXPECT_FALSE(out->allocated);
+}
+
+TEST_F(SharedCounterTest, ASecondShareInOneSearchDoesNotChargeAgain) {
+  // dev-1 and dev-3 consume 4 of 8, dev-2 6. req-0 shares dev-1 (4 of its 4 memory); req-1
+  // would rather have a device with 6 but only 4 counters are left, and dev-1's memory is used
+  // up, so it gets dev-3.
+  auto mem = [](api::Device d, int64_t v) {
+    d.capacity["memory"].value = Q(v);
+    return d;
+  };
+  Pool({{"memory", 8}}, {Consumes(Multi(mem(Dev("dev-1"), 4)), "memory", 4),
+                         Consumes(Multi(mem(Dev("dev-2"), 6)), "memory", 6),
+                         Consumes(Multi(mem(Dev("dev-3"), 4)), "memory", 4)});
+  sel_.table[">=6"] = [](const std::string&, const api::Device& d) {
+    return d.capacity.at("memory").value.milli >= 6000;
+  };
+  sel_.table[">=4"] = [](const std::string&, const api::Device& d) {
+    return d.capacity.at("memory").value.milli >= 4000;
+  };
+  api::DeviceRequest list;
+  list.name = "req-1";
+  for (const char* s : {">=6", ">=4"}) {
+    api::DeviceSubRequest sub;
+    sub.name = "subReq-" + std::to_string(list.first_available.size());
+    sub.device_class_name = "class-a";
+    sub.selectors.push_back(api::DeviceSelector{s});
+    list.first_available.push_back(sub);
+  }
+  auto out = Run({Claim("claim-0", {Req("req-0", "class-a"), list})});
+  ASSERT_TRUE(out.ok() && out->allocated) << (out.ok() ? "" : out.error());
+  EXPECT_EQ(Shares(*out, 0),
+            (Strings{"req-0=dev-1 share memory:4", "req-1/subReq-1=dev-3 share memory:4"}));
 }
 
 }  // namespace
