@@ -36,7 +36,11 @@ Result<ResourceList> DecodeResourceList(const Value& v, const std::string& path)
   for (const auto& [name, item] : v.AsObject()) {
     std::string item_path = JoinPath(path, name);
     if (name.empty()) return PathError(item_path, "resource name must not be empty");
-    BERTH_ASSIGN_OR_RETURN(out[name], DecodeQuantity(item, item_path));
+    BERTH_ASSIGN_OR_RETURN(Quantity q, DecodeQuantity(item, item_path));
+    // The API server refuses negative amounts in every resource list (requests, limits,
+    // overhead, capacity, allocatable); a negative one would make a pod fit or a node look free.
+    if (q.milli < 0) return PathError(item_path, "must be greater than or equal to 0");
+    out[name] = q;
   }
   return out;
 }

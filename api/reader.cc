@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "api/decode.h"
+#include "api/duplicate_keys.h"
 
 namespace berth::api {
 
@@ -77,14 +78,11 @@ Result<Reader> Reader::Of(const Value* v, std::string path, ReadMode mode) {
   if (v != nullptr && !v->IsObject()) return TypeError(path, "object", *v);
   if (v != nullptr) {
     const Value::Object& members = v->AsObject();
-    for (size_t i = 1; i < members.size(); ++i) {
-      for (size_t j = 0; j < i; ++j) {
-        if (members[j].first == members[i].first) {
-          return Error{
-              "strict decoding error: duplicate field \"" + JoinPath(path, members[i].first) + "\"",
-              ErrorCode::kInvalid};
-        }
-      }
+    size_t dup = FirstDuplicateKey(members);
+    if (dup != kNoDuplicateKey) {
+      return Error{
+          "strict decoding error: duplicate field \"" + JoinPath(path, members[dup].first) + "\"",
+          ErrorCode::kInvalid};
     }
   }
   Reader reader(v, std::move(path), mode);

@@ -19,8 +19,9 @@
 // output untouched when the field is absent or null, as Go's decoder does. In kStrict mode a reader
 // remembers which members a getter asked for and Done() reports the first member nobody read;
 // List() and Object() call Done() on the readers they hand out, a Reader from Of()/Child() must be
-// finished by its caller. Duplicate members are errors in every mode (note: api/json's builders
-// fold duplicate keys today, last one wins, so only a hand-built Value can carry them).
+// finished by its caller. Duplicate members are errors in every mode (api/json's YAML parser
+// already refuses them with the line, its JSON parser folds them, last one wins, as encoding/json
+// does, so only a hand-built Value reaches this check).
 //
 // Not thread-safe (a Reader records what was read); the Value must outlive it.
 

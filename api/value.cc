@@ -1,5 +1,11 @@
 #include "api/value.h"
 
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "api/duplicate_keys.h"
+
 namespace berth::api {
 
 Value Value::Bool(bool b) {
@@ -80,6 +86,42 @@ std::string_view Value::TypeName() const {
       return "object";
   }
   return "unknown";
+}
+
+size_t FirstDuplicateKey(const Value::Object& members) {
+  const size_t n = members.size();
+  if (n < 2) return kNoDuplicateKey;
+  if (n <= 16) {  // pairwise is cheaper than hashing for the usual small object
+    for (size_t i = 1; i < n; ++i) {
+      for (size_t j = 0; j < i; ++j) {
+        if (members[i].first == members[j].first) return i;
+      }
+    }
+    return kNoDuplicateKey;
+  }
+  std::unordered_set<std::string_view> seen;
+  seen.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (!seen.insert(members[i].first).second) return i;
+  }
+  return kNoDuplicateKey;
+}
+
+void FoldDuplicateKeys(Value::Object* members) {
+  Value::Object out;
+  out.reserve(members->size());  // no reallocation: the string_views below stay valid
+  std::unordered_map<std::string_view, size_t> at;
+  at.reserve(members->size());
+  for (auto& [key, value] : *members) {
+    auto it = at.find(key);
+    if (it != at.end()) {
+      out[it->second].second = std::move(value);
+      continue;
+    }
+    out.emplace_back(std::move(key), std::move(value));
+    at.emplace(out.back().first, out.size() - 1);
+  }
+  *members = std::move(out);
 }
 
 }  // namespace berth::api

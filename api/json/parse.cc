@@ -21,6 +21,8 @@
 #include <utility>
 #include <vector>
 
+#include "api/duplicate_keys.h"
+
 namespace berth::api::json {
 namespace {
 
@@ -28,6 +30,13 @@ constexpr size_t kMaxDepth = 512;
 constexpr const char* kDepthMessage = "nesting deeper than 512 levels";
 // YAML aliases are expanded into copies; this bounds "billion laughs" documents.
 constexpr size_t kMaxAliasExpandedNodes = size_t{1} << 22;
+// ... and in bytes (strings, keys and a node's own size): a small file aliasing a long string
+// many times is refused before it costs memory, not after.
+constexpr size_t kMaxAliasExpandedBytes = size_t{32} << 20;
+constexpr size_t kNodeBytes = sizeof(Value);
+
+// Objects are built by appending members (linear); duplicate keys are looked for once, when the
+// object is complete (api/duplicate_keys.h).
 
 // ---------------------------------------------------------------------------------------------
 // JSON: a RapidJSON SAX handler that builds a Value with an explicit stack, so neither the
@@ -75,6 +84,9 @@ class JsonBuilder {
     Value v = std::move(stack_.back());
     stack_.pop_back();
     keys_.pop_back();
+    if (v.IsObject() && FirstDuplicateKey(v.AsObject()) != kNoDuplicateKey) {
+      FoldDuplicateKeys(&v.MutableObject());
+    }
     return Add(std::move(v));
   }
   bool Add(Value v) {
@@ -83,8 +95,8 @@ class JsonBuilder {
     } else if (stack_.back().IsArray()) {
       stack_.back().Push(std::move(v));
     } else {
-      // Duplicate keys: the last one wins, as in encoding/json.
-      stack_.back().Set(std::move(keys_.back()), std::move(v));
+      // Duplicate keys: the last one wins, as in encoding/json (folded in Close).
+      stack_.back().MutableObject().emplace_back(std::move(keys_.back()), std::move(v));
     }
     return true;
   }
@@ -280,11 +292,10 @@ class YamlBuilder : public YAML::EventHandler {
   }
   void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
     if (ExpectingKey()) {
-      stack_.back().key = "null";
-      stack_.back().has_key = true;
+      SetKey(mark, "null");
       return;
     }
-    Add(mark, Value(), anchor, 1, 0);
+    Add(mark, Value(), anchor, 1, 0, kNodeBytes);
   }
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
     auto it = anchors_.find(anchor);
@@ -292,26 +303,27 @@ class YamlBuilder : public YAML::EventHandler {
     const Anchored& a = it->second;
     if (ExpectingKey()) {
       if (!a.value.IsString()) throw BuildError(mark, "mapping keys must be scalars");
-      stack_.back().key = a.value.AsString();
-      stack_.back().has_key = true;
+      SetKey(mark, a.value.AsString());
       return;
     }
     if (stack_.size() + a.depth > kMaxDepth) throw BuildError(mark, kDepthMessage);
     expanded_ += a.nodes;
-    if (expanded_ > kMaxAliasExpandedNodes) {
+    expanded_bytes_ += a.bytes;
+    if (expanded_ > kMaxAliasExpandedNodes || expanded_bytes_ > kMaxAliasExpandedBytes) {
       throw BuildError(mark, "document too large after alias expansion");
     }
-    Add(mark, a.value, 0, a.nodes, a.depth);
+    Add(mark, a.value, 0, a.nodes, a.depth, a.bytes);
   }
   void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
                 const std::string& value) override {
     if (ExpectingKey()) {
-      stack_.back().key = value;
-      stack_.back().has_key = true;
-      if (anchor != 0) anchors_[anchor] = Anchored{Value::String(value), 1, 0};
+      SetKey(mark, value);
+      if (anchor != 0) {
+        anchors_[anchor] = Anchored{Value::String(value), 1, 0, kNodeBytes + value.size()};
+      }
       return;
     }
-    Add(mark, ResolveScalar(mark, tag, value), anchor, 1, 0);
+    Add(mark, ResolveScalar(mark, tag, value), anchor, 1, 0, kNodeBytes + value.size());
   }
   void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
                        YAML::EmitterStyle::value) override {
@@ -331,15 +343,40 @@ class YamlBuilder : public YAML::EventHandler {
     YAML::anchor_t anchor = 0;
     std::string key;
     bool has_key = false;
-    bool is_key = false;  // this container is being used as a mapping key
-    size_t nodes = 1;     // nodes in this subtree so far
-    size_t height = 1;    // nesting height of this subtree so far
+    bool is_key = false;                // this container is being used as a mapping key
+    size_t nodes = 1;                   // nodes in this subtree so far
+    size_t height = 1;                  // nesting height of this subtree so far
+    size_t bytes = kNodeBytes;          // memory of this subtree so far (nodes, strings, keys)
+    YAML::Mark key_mark;                // where `key` was read
+    std::vector<YAML::Mark> key_marks;  // a mapping's: where each member's key was read
   };
   struct Anchored {
     Value value;
     size_t nodes = 1;
     size_t depth = 0;  // container nesting inside the value
+    size_t bytes = kNodeBytes;
   };
+
+  void SetKey(const YAML::Mark& mark, const std::string& key) {
+    Frame& top = stack_.back();
+    top.key = key;
+    top.has_key = true;
+    top.key_mark = mark;
+  }
+
+  // Where the value being built sits: "profiles[0].pluginConfig[1]" (empty at the root).
+  std::string PathOfOpenValue() const {
+    std::string path;
+    for (const Frame& f : stack_) {
+      if (f.value.IsArray()) {
+        path += "[" + std::to_string(f.value.AsArray().size()) + "]";
+      } else {
+        if (!path.empty()) path += ".";
+        path += f.key;
+      }
+    }
+    return path;
+  }
 
   bool ExpectingKey() const {
     return !stack_.empty() && stack_.back().value.IsObject() && !stack_.back().has_key;
@@ -357,12 +394,23 @@ class YamlBuilder : public YAML::EventHandler {
     Frame f = std::move(stack_.back());
     stack_.pop_back();
     if (f.is_key) throw BuildError(f.mark, "mapping keys must be scalars");
-    Add(f.mark, std::move(f.value), f.anchor, f.nodes, f.height);
+    if (f.value.IsObject()) {
+      // Duplicate keys are an error, as in upstream's strict decoding of configs and objects.
+      size_t dup = FirstDuplicateKey(f.value.AsObject());
+      if (dup != kNoDuplicateKey) {
+        const std::string& key = f.value.AsObject()[dup].first;
+        std::string path = PathOfOpenValue();
+        path += path.empty() ? key : "." + key;
+        throw BuildError(f.key_marks[dup], path + ": key \"" + key + "\" already set in map");
+      }
+    }
+    Add(f.mark, std::move(f.value), f.anchor, f.nodes, f.height, f.bytes);
   }
 
-  // `height` is the container nesting inside v (0 for scalars).
-  void Add(const YAML::Mark& mark, Value v, YAML::anchor_t anchor, size_t nodes, size_t height) {
-    if (anchor != 0) anchors_[anchor] = Anchored{v, nodes, height};
+  // `height` is the container nesting inside v (0 for scalars); `bytes` its memory.
+  void Add(const YAML::Mark& mark, Value v, YAML::anchor_t anchor, size_t nodes, size_t height,
+           size_t bytes) {
+    if (anchor != 0) anchors_[anchor] = Anchored{v, nodes, height, bytes};
     if (stack_.empty()) {
       root_ = std::move(v);
       has_root_ = true;
@@ -371,10 +419,13 @@ class YamlBuilder : public YAML::EventHandler {
     Frame& top = stack_.back();
     top.nodes += nodes;
     top.height = std::max(top.height, height + 1);
+    top.bytes += bytes;
     if (top.value.IsArray()) {
       top.value.Push(std::move(v));
     } else {
-      top.value.Set(std::move(top.key), std::move(v));
+      top.bytes += top.key.size();
+      top.value.MutableObject().emplace_back(std::move(top.key), std::move(v));
+      top.key_marks.push_back(top.key_mark);
       top.key.clear();
       top.has_key = false;
     }
@@ -387,6 +438,7 @@ class YamlBuilder : public YAML::EventHandler {
   Value root_;
   bool has_root_ = false;
   size_t expanded_ = 0;
+  size_t expanded_bytes_ = 0;
   int last_document_pos_ = -1;
 };
 

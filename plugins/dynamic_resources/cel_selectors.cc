@@ -83,8 +83,8 @@ CelSelectors::Prepared CelSelectors::PreparedFor(const std::string& driver,
       retained = true;
     }
   }
-  auto prepared =
-      std::make_shared<const Result<cel::PreparedDevice>>(cel::Prepare(ToCelDevice(driver, device)));
+  auto prepared = std::make_shared<const Result<cel::PreparedDevice>>(
+      cel::Prepare(ToCelDevice(driver, device)));
   if (retained) {
     std::unique_lock lock(devices_mu_);
     auto it = devices_.find(&device);

@@ -6,8 +6,8 @@
 // worded as upstream's EnhanceRuntimeError words them. Thread-safe.
 
 #include <map>
-#include <mutex>
 #include <memory>
+#include <mutex>
 #include <shared_mutex>
 #include <string>
 #include <unordered_map>

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "base/saturating.h"
 #include "plugins/common/resource_allocation.h"
 #include "scheduler/framework/args.h"
 #include "scheduler/framework/plugin.h"
@@ -119,7 +120,7 @@ class BalancedAllocation final : public framework::PreScorePlugin, public framew
       }
       const double capacity = static_cast<double>(alloc);
       without[n] = std::min(1.0, static_cast<double>(allocated) / capacity);
-      with[n] = std::min(1.0, static_cast<double>(allocated + pod_request) / capacity);
+      with[n] = std::min(1.0, static_cast<double>(SatAdd(allocated, pod_request)) / capacity);
       ++n;
     }
     const int64_t score_with = BalanceScore(with, n);

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "base/saturating.h"
 #include "scheduler/framework/resource.h"
 #include "scheduler/framework/types.h"
 
@@ -52,24 +53,25 @@ int64_t ResourceScorer::Score(const framework::NodeInfo& node, const framework::
     if (!common::AllocatableAndAllocated(e, node, pod_request, kUseRequested, &alloc, &allocated)) {
       continue;
     }
-    const int64_t req = allocated + pod_request;
+    const int64_t req = SatAdd(allocated, pod_request);
     int64_t s = 0;
     switch (strategy_) {
       case ScoringStrategyType::kLeastAllocated:
-        s = req > alloc ? 0 : (alloc - req) * framework::kMaxNodeScore / alloc;
+        s = req > alloc ? 0 : MulDiv(alloc - req, framework::kMaxNodeScore, alloc);
         break;
       case ScoringStrategyType::kMostAllocated:
         // Requests may exceed allocatable because of the non-zero defaults.
-        s = (req > alloc ? alloc : req) * framework::kMaxNodeScore / alloc;
+        s = MulDiv(req > alloc ? alloc : req, framework::kMaxNodeScore, alloc);
         break;
       case ScoringStrategyType::kRequestedToCapacityRatio: {
         constexpr int64_t kMaxUtilization = 100;
-        s = BrokenLinear(shape_, req > alloc ? kMaxUtilization : req * kMaxUtilization / alloc);
+        s = BrokenLinear(shape_,
+                         req > alloc ? kMaxUtilization : MulDiv(req, kMaxUtilization, alloc));
         if (s <= 0) continue;  // upstream leaves zero-scored resources out of the average
         break;
       }
     }
-    node_score += s * e.weight;
+    node_score = SatAdd(node_score, s * e.weight);
     weight_sum += e.weight;
   }
   if (weight_sum == 0) return 0;

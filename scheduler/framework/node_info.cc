@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "api/selector.h"
+#include "base/saturating.h"
 
 namespace berth::framework {
 
@@ -44,8 +45,9 @@ void NodeInfo::Update(const PodInfo& pod, int sign) {
   } else {
     requested_.Sub(delta);
   }
-  non_zero_requested_.milli_cpu += sign * pod.non_zero_cpu;
-  non_zero_requested_.memory += sign * pod.non_zero_memory;
+  auto add = sign > 0 ? SatAdd : SatSub;
+  non_zero_requested_.milli_cpu = add(non_zero_requested_.milli_cpu, pod.non_zero_cpu);
+  non_zero_requested_.memory = add(non_zero_requested_.memory, pod.non_zero_memory);
   for (const auto& hp : pod.host_ports) {
     if (sign > 0) {
       used_ports_.push_back(hp);

@@ -2,6 +2,8 @@
 
 #include <initializer_list>
 
+#include "base/saturating.h"
+
 namespace berth::framework {
 namespace {
 
@@ -9,7 +11,7 @@ using List = api::ResourceList;
 
 void AddList(List& to, const List* from) {
   if (from == nullptr) return;
-  for (const auto& [name, q] : *from) to[name].milli += q.milli;
+  for (const auto& [name, q] : *from) to[name].milli = SatAdd(to[name].milli, q.milli);
 }
 
 // Raises every resource of `to` to at least its amount in `from` (upstream's maxResourceList).
@@ -61,7 +63,8 @@ const List* ContainerList(Source source, const api::Container& c, const api::Con
 List ApplyNonMissing(const List* list, const List& defaults) {
   List out = list != nullptr ? *list : List{};
   for (const auto& [name, q] : defaults) {
-    if (list == nullptr || !list->contains(name)) out[name].milli += q.milli;
+    if (list == nullptr || !list->contains(name))
+      out[name].milli = SatAdd(out[name].milli, q.milli);
   }
   return out;
 }

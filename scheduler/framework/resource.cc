@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "base/saturating.h"
+
 namespace berth::framework {
 
 bool IsHugePageResourceName(std::string_view name) { return name.starts_with("hugepages-"); }
@@ -18,13 +20,13 @@ namespace {
 
 void AddNamed(Resource& r, const std::string& name, const api::Quantity& q) {
   if (name == api::kResourceCPU) {
-    r.milli_cpu += q.MilliValue();
+    r.milli_cpu = SatAdd(r.milli_cpu, q.MilliValue());
   } else if (name == api::kResourceMemory) {
-    r.memory += q.Value();
+    r.memory = SatAdd(r.memory, q.Value());
   } else if (name == api::kResourcePods) {
-    r.allowed_pod_number += q.Value();
+    r.allowed_pod_number = SatAdd(r.allowed_pod_number, q.Value());
   } else if (name == api::kResourceEphemeralStorage) {
-    r.ephemeral_storage += q.Value();
+    r.ephemeral_storage = SatAdd(r.ephemeral_storage, q.Value());
   } else if (IsScalarResourceName(name)) {
     r.AddScalar(name, q.Value());
   }
@@ -59,26 +61,26 @@ void Resource::AddScalar(std::string_view name, int64_t v) {
   auto it = std::lower_bound(scalar.begin(), scalar.end(), name,
                              [](const auto& p, std::string_view n) { return p.first < n; });
   if (it != scalar.end() && it->first == name) {
-    it->second += v;
+    it->second = SatAdd(it->second, v);
   } else {
     scalar.insert(it, {std::string(name), v});
   }
 }
 
 void Resource::Add(const Resource& r) {
-  milli_cpu += r.milli_cpu;
-  memory += r.memory;
-  ephemeral_storage += r.ephemeral_storage;
-  allowed_pod_number += r.allowed_pod_number;
+  milli_cpu = SatAdd(milli_cpu, r.milli_cpu);
+  memory = SatAdd(memory, r.memory);
+  ephemeral_storage = SatAdd(ephemeral_storage, r.ephemeral_storage);
+  allowed_pod_number = SatAdd(allowed_pod_number, r.allowed_pod_number);
   for (const auto& [n, v] : r.scalar) AddScalar(n, v);
 }
 
 void Resource::Sub(const Resource& r) {
-  milli_cpu -= r.milli_cpu;
-  memory -= r.memory;
-  ephemeral_storage -= r.ephemeral_storage;
-  allowed_pod_number -= r.allowed_pod_number;
-  for (const auto& [n, v] : r.scalar) AddScalar(n, -v);
+  milli_cpu = SatSub(milli_cpu, r.milli_cpu);
+  memory = SatSub(memory, r.memory);
+  ephemeral_storage = SatSub(ephemeral_storage, r.ephemeral_storage);
+  allowed_pod_number = SatSub(allowed_pod_number, r.allowed_pod_number);
+  for (const auto& [n, v] : r.scalar) AddScalar(n, SatSub(0, v));
 }
 
 void Resource::SetMax(const Resource& r) {

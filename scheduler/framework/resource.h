@@ -1,7 +1,8 @@
 #pragma once
 // Resource: aggregated quantities in the units the scheduler compares (upstream's
 // framework.Resource): CPU in milli-cores, memory and ephemeral storage in bytes, pod count, and
-// scalar (extended / hugepages) resources in whole units. Arithmetic is saturating-free int64.
+// scalar (extended / hugepages) resources in whole units. Sums saturate at the int64 limits
+// (base/saturating.h) rather than wrap.
 
 #include <cstdint>
 #include <string>

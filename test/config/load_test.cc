@@ -252,6 +252,23 @@ extenders:
   EXPECT_EQ(c->extenders[0].http_timeout, milliseconds(5000));
 }
 
+TEST(ParseConfigTest, DuplicateKeysAreErrorsNotLastWins) {
+  // With "last wins" the profile would silently be "other" and no berth pod would be scheduled.
+  auto cfg = Parse(Cfg("profiles:\n- schedulerName: berth-scheduler\n  schedulerName: other\n"));
+  ASSERT_FALSE(cfg.ok());
+  EXPECT_EQ(cfg.error(),
+            "cfg.yaml: line 5, column 3: profiles[0].schedulerName: key \"schedulerName\" already "
+            "set in map");
+  auto args =
+      Parse(Cfg("profiles:\n- pluginConfig:\n  - name: NodeResourcesFit\n    args:\n"
+                "      scoringStrategy: {type: MostAllocated, type: LeastAllocated}\n"));
+  ASSERT_FALSE(args.ok());
+  EXPECT_NE(
+      args.error().find("profiles[0].pluginConfig[0].args.scoringStrategy.type: key \"type\""),
+      std::string::npos)
+      << args.error();
+}
+
 TEST(ParseConfigTest, DurationsInGoFormat) {
   struct Case {
     std::string text;

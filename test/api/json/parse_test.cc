@@ -176,6 +176,62 @@ TEST(ParseYamlTest, AliasBombIsRefused) {
   EXPECT_NE(docs.error().find("alias expansion"), std::string::npos) << docs.error();
 }
 
+TEST(ParseYamlTest, AliasesOfLongStringsAreBoundedInBytes) {
+  // 12.5 KB of text that would expand to ~4 GB: a 1 KB string aliased 1,900 times in a list, and
+  // that list aliased 1,900 times. Refused (by bytes: far fewer than the node limit) before it
+  // costs memory.
+  std::string text = "s: &s " + std::string(1024, 'x') + "\nl: &l [";
+  for (int i = 0; i < 1900; ++i) text += i ? ",*s" : "*s";
+  text += "]\nll: [";
+  for (int i = 0; i < 1900; ++i) text += i ? ",*l" : "*l";
+  text += "]\n";
+  auto docs = ParseYamlDocuments(text);
+  ASSERT_FALSE(docs.ok());
+  EXPECT_NE(docs.error().find("document too large after alias expansion"), std::string::npos)
+      << docs.error();
+  // A modest use of the same aliases still parses.
+  auto small = ParseYamlDocuments("s: &s " + std::string(1024, 'x') + "\nl: [*s, *s, *s]\n");
+  ASSERT_TRUE(small.ok()) << small.error();
+  EXPECT_EQ((*small)[0].Find("l")->AsArray().size(), 3u);
+}
+
+TEST(ParseYamlTest, DuplicateKeysAreErrorsNamingThePathAndLine) {
+  auto docs = ParseYamlDocuments(
+      "apiVersion: kubescheduler.config.k8s.io/v1\n"
+      "kind: KubeSchedulerConfiguration\n"
+      "profiles:\n"
+      "- schedulerName: berth-scheduler\n"
+      "  plugins: {}\n"
+      "  schedulerName: other\n");
+  ASSERT_FALSE(docs.ok());
+  EXPECT_EQ(
+      docs.error(),
+      "line 6, column 3: profiles[0].schedulerName: key \"schedulerName\" already set in map");
+  auto root = ParseYamlDocuments("a: 1\nb: 2\na: 3\n");
+  ASSERT_FALSE(root.ok());
+  EXPECT_EQ(root.error(), "line 3, column 1: a: key \"a\" already set in map");
+  // Many keys, the duplicate at the end: found through the hash set, same message.
+  std::string many = "labels:\n";
+  for (int i = 0; i < 100; ++i) many += "  k" + std::to_string(i) + ": v\n";
+  many += "  k7: again\n";
+  auto big = ParseYamlDocuments(many);
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(big.error(), "line 102, column 3: labels.k7: key \"k7\" already set in map");
+}
+
+TEST(ParseJsonTest, DuplicateKeysLastWinsAtTheFirstPosition) {
+  auto v = ParseJson(R"({"a": 1, "b": 2, "a": 3})");
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ(ToJson(*v), R"({"a":3,"b":2})");
+  std::string big = "{";
+  for (int i = 0; i < 40; ++i) big += "\"k" + std::to_string(i) + "\":" + std::to_string(i) + ",";
+  big += "\"k3\":\"last\"}";
+  auto w = ParseJson(big);
+  ASSERT_TRUE(w.ok());
+  EXPECT_EQ(w->AsObject().size(), 40u);
+  EXPECT_EQ(w->AsObject()[3].second.AsString(), "last");
+}
+
 TEST(ParseYamlTest, ErrorsCarryLineAndColumn) {
   struct Case {
     std::string input;

@@ -20,7 +20,8 @@ std::shared_ptr<const api::ResourceSlice> Slice(const std::string& name,
     api::Device d;
     d.name = "gpu-" + std::to_string(i);
     d.attributes["model"].string_value = models[i];
-    d.attributes["gpu.example.com/version"].version_value = models[i] == "bad" ? "not-semver" : "1.2.3";
+    d.attributes["gpu.example.com/version"].version_value =
+        models[i] == "bad" ? "not-semver" : "1.2.3";
     slice->spec.devices.push_back(std::move(d));
   }
   return slice;
