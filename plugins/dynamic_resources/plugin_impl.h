@@ -153,6 +153,15 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   CelSelectors selectors_;
 };
 
+// upstream's createRequestsAndMappings (extended_resources.cc): for the extended resources
+// `resources` (sorted) that a class serves, the device requests of the pod's extended claim,
+// sorted by name ("container-<index>-request-<index of the resource in the container>"), and
+// which request each container's resource uses.
+void CreateRequestsAndMappings(const api::Pod& pod, const std::vector<std::string>& resources,
+                               const api::Store<api::DeviceClass>& classes,
+                               std::vector<api::DeviceRequest>* requests,
+                               std::vector<api::ContainerExtendedResourceRequest>* mappings);
+
 // CycleData of the cycle, or null when PreFilter did not run.
 CycleData* ReadCycleData(const framework::CycleState& state);
 
