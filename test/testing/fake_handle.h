@@ -134,8 +134,11 @@ class RecordingWriter : public framework::ApiWriter {
                                        const api::PodExtendedResourceClaimStatus& status) override {
     std::lock_guard lock(bind_mu_);
     pod_extended_statuses_.emplace_back(pod.Key(), status);
+    if (on_pod_extended_status) return on_pod_extended_status(pod, status);
     return {};
   }
+  std::function<Ok(const api::Pod&, const api::PodExtendedResourceClaimStatus&)>
+      on_pod_extended_status;
   std::vector<std::pair<std::string, api::PodExtendedResourceClaimStatus>> PodExtendedStatuses()
       const {
     std::lock_guard lock(bind_mu_);

@@ -610,5 +610,69 @@ TEST_F(ExtendedResourcesTest, UnreserveBeforePreBindReleasesTheDevice) {
   EXPECT_TRUE(Filter(s2, *other, "n1").IsSuccess());
 }
 
+// upstream's "extended-resource-one-device-plugin-one-dra": the node advertises one resource
+// (device plugin) and DRA serves the other; the claim asks only for the latter.
+TEST_F(ExtendedResourcesTest, OneResourceByDevicePluginOneByDRA) {
+  std::vector<framework::NodeInfo> nodes;
+  nodes.emplace_back(std::make_shared<const api::Node>(
+      MakeNode("n1").Capacity({{"example.com/gpu", "1"}}).Obj()));
+  handle_->SetNodes(std::move(nodes));
+  auto gpu2 = Class("gpu2", "example.com/gpu2");
+  gpu2->spec.selectors.push_back(api::DeviceSelector{"device.driver == \"gpu.example.com\""});
+  objects().device_classes.Upsert(gpu2);
+  auto pod = MakePod("p").Uid("uid-p")
+                 .Req({{"example.com/gpu", "1"}, {"example.com/gpu2", "1"}})
+                 .Info();
+  framework::CycleState state;
+  ASSERT_TRUE(PreFilter(state, *pod).IsSuccess());
+  ASSERT_TRUE(Filter(state, *pod, "n1").IsSuccess());
+  ASSERT_TRUE(As<framework::ReservePlugin>()->Reserve(state, *pod, "n1").IsSuccess());
+  ASSERT_TRUE(As<framework::PreBindPlugin>()->PreBind(state, *pod, "n1").IsSuccess());
+  auto created = handle_->writer().CreatedClaims();
+  ASSERT_EQ(created.size(), 1u);
+  EXPECT_EQ(RequestStrings(created[0].spec.devices.requests),
+            (std::vector<std::string>{"container-0-request-1 gpu2 1"}));
+  auto statuses = handle_->writer().PodExtendedStatuses();
+  ASSERT_EQ(statuses.size(), 1u);
+  EXPECT_EQ(MappingStrings(statuses[0].second.request_mappings),
+            (std::vector<std::string>{"c0 example.com/gpu2 container-0-request-1"}));
+}
+
+// upstream's "extended-resource-name-with-resources-fail-patch": the pod status patch fails,
+// PreBind fails, and Unreserve deletes the claim PreBind created.
+TEST_F(ExtendedResourcesTest, AFailedPodStatusPatchFailsPreBind) {
+  handle_->writer().on_pod_extended_status = [](const api::Pod&,
+                                                const api::PodExtendedResourceClaimStatus&) {
+    return Ok(Error{"patch error", ErrorCode::kInvalid});
+  };
+  auto pod = GpuPod("p");
+  framework::CycleState state;
+  ASSERT_TRUE(PreFilter(state, *pod).IsSuccess());
+  ASSERT_TRUE(Filter(state, *pod, "n1").IsSuccess());
+  ASSERT_TRUE(As<framework::ReservePlugin>()->Reserve(state, *pod, "n1").IsSuccess());
+  Status s = As<framework::PreBindPlugin>()->PreBind(state, *pod, "n1");
+  EXPECT_EQ(s.code(), Code::kError);
+  EXPECT_EQ(s.Message(), "update pod default/p ExtendedResourceClaimStatus: patch error");
+  As<framework::ReservePlugin>()->Unreserve(state, *pod, "n1");
+  EXPECT_EQ(handle_->writer().DeletedClaims(),
+            (std::vector<std::string>{"default/p-extended-resources-abcde"}));
+}
+
+// A node advertising the resource with zero allocatable gets it through DRA (upstream's
+// "extended-resource-name-with-zero-allocatable").
+TEST_F(ExtendedResourcesTest, ZeroAllocatableIsServedByDRA) {
+  std::vector<framework::NodeInfo> nodes;
+  nodes.emplace_back(std::make_shared<const api::Node>(
+      MakeNode("n1").Capacity({{"example.com/gpu", "0"}}).Obj()));
+  handle_->SetNodes(std::move(nodes));
+  auto pod = GpuPod("p");
+  framework::CycleState state;
+  ASSERT_TRUE(PreFilter(state, *pod).IsSuccess());
+  ASSERT_TRUE(Filter(state, *pod, "n1").IsSuccess());
+  ASSERT_TRUE(As<framework::ReservePlugin>()->Reserve(state, *pod, "n1").IsSuccess());
+  ASSERT_TRUE(As<framework::PreBindPlugin>()->PreBind(state, *pod, "n1").IsSuccess());
+  EXPECT_EQ(handle_->writer().CreatedClaims().size(), 1u);
+}
+
 }  // namespace
 }  // namespace berth::plugins::dynamic_resources
