@@ -894,6 +894,10 @@ TEST(NodeResourcesFitFilter, DRABackedExtendedResources) {
   auto st = run(**p, *two, plugin_node);
   EXPECT_EQ(st.code(), Code::kUnschedulableAndUnresolvable);
   EXPECT_EQ(st.reasons(), (std::vector<std::string>{"Insufficient example.com/gpu"}));
+  // Advertised with allocatable 0 (a device plugin that went away): DynamicResources decides.
+  const framework::NodeInfo zero =
+      MakeNode("z").Capacity({{"cpu", "4"}, {"pods", "10"}, {"example.com/gpu", "0"}}).Info();
+  EXPECT_TRUE(run(**p, *one, zero).IsSuccess());
   // No class serves it.
   st = run(**p, *unserved, plain);
   EXPECT_EQ(st.reasons(), (std::vector<std::string>{"Insufficient example.com/other"}));
