@@ -164,16 +164,19 @@ ClaimPtr DynamicResources::PreFilterExtendedResources(const api::Pod& pod,
   if (!RequestsAnyDRAExtendedName(pod)) return nullptr;
   const auto& classes = handle_->objects().device_classes;
   const framework::Resource requests = framework::PodSpecRequests(pod);
-  bool mapped = false;
+  std::set<std::string> backed;
   for (const auto& [name, q] : requests.scalar) {
-    if (q != 0 && IsDRAExtendedResourceName(name) &&
+    if (IsDRAExtendedResourceName(name) &&
         DeviceClassForExtendedResource(classes, name) != nullptr) {
-      mapped = true;
-      break;
+      backed.insert(name);
     }
   }
-  if (!mapped) return nullptr;
+  if (!std::any_of(requests.scalar.begin(), requests.scalar.end(),
+                   [&](const auto& s) { return s.second != 0 && backed.contains(s.first); })) {
+    return nullptr;
+  }
   data.pod_scalars = requests.scalar;
+  data.dra_backed = std::move(backed);
 
   std::string found;
   handle_->objects().resource_claims.ForEach([&](const api::ResourceClaim& c) {
@@ -219,7 +222,8 @@ Status DynamicResources::FilterExtendedResources(
     if (q == 0 || !IsDRAExtendedResourceName(name)) continue;
     const bool advertised = std::any_of(alloc.scalar.begin(), alloc.scalar.end(),
                                         [&](const auto& s) { return s.first == name; });
-    const bool backed = DeviceClassForExtendedResource(classes, name) != nullptr;
+    // Looked up in PreFilter, once per cycle (upstream asks its class cache per node).
+    const bool backed = data.dra_backed.contains(name);
     if (backed && alloc.Scalar(name) == 0) {
       by_dra.push_back(name);
     } else if (!advertised) {

@@ -35,6 +35,7 @@ struct CycleData {
   // The pod's scalar requests (upstream's draExtendedResource.podScalarResources), set when
   // some DeviceClass serves one of them.
   std::vector<std::pair<std::string, int64_t>> pod_scalars;
+  std::set<std::string> dra_backed;  // those of pod_scalars a DeviceClass serves
   // claims[num_user_claims], or null.
   const ClaimPtr* ExtendedClaim() const {
     return claims.size() > num_user_claims ? &claims[num_user_claims] : nullptr;
