@@ -203,3 +203,61 @@ Value EncodeResourceClaimStatusUpdate(const ResourceClaim& claim) {
 }
 
 }  // namespace berth::api
+
+namespace berth::api {
+
+Value EncodeResourceClaimForCreate(const ResourceClaim& claim) {
+  Value meta = Value::MakeObject();
+  SetIfNotEmpty(meta, "name", claim.metadata.name);
+  SetIfNotEmpty(meta, "generateName", claim.metadata.generate_name);
+  meta.Set("namespace", Str(claim.metadata.namespace_));
+  auto set_map = [&](const char* key, const Labels& m) {
+    if (m.empty()) return;
+    Value obj = Value::MakeObject();
+    for (const auto& [k, v] : m) obj.Set(k, Str(v));
+    meta.Set(key, std::move(obj));
+  };
+  set_map("labels", claim.metadata.labels);
+  set_map("annotations", claim.metadata.annotations);
+  if (!claim.metadata.owner_references.empty()) {
+    Value refs = Value::MakeArray();
+    for (const auto& r : claim.metadata.owner_references) {
+      Value ref = Value::MakeObject();
+      ref.Set("apiVersion", Str(r.api_version));
+      ref.Set("kind", Str(r.kind));
+      ref.Set("name", Str(r.name));
+      ref.Set("uid", Str(r.uid));
+      if (r.controller) ref.Set("controller", Value::Bool(true));
+      refs.Push(std::move(ref));
+    }
+    meta.Set("ownerReferences", std::move(refs));
+  }
+  SetStrings(meta, "finalizers", claim.finalizers);
+  Value requests = Value::MakeArray();
+  for (const auto& r : claim.spec.devices.requests) {
+    Value req = Value::MakeObject();
+    req.Set("name", Str(r.name));
+    if (r.exactly) {
+      Value exactly = Value::MakeObject();
+      exactly.Set("deviceClassName", Str(r.exactly->device_class_name));
+      exactly.Set("allocationMode", Str(r.exactly->allocation_mode));
+      if (r.exactly->allocation_mode == kDeviceAllocationModeExactCount) {
+        exactly.Set("count", Value::Int(r.exactly->count));
+      }
+      req.Set("exactly", std::move(exactly));
+    }
+    requests.Push(std::move(req));
+  }
+  Value devices = Value::MakeObject();
+  if (!claim.spec.devices.requests.empty()) devices.Set("requests", std::move(requests));
+  Value spec = Value::MakeObject();
+  spec.Set("devices", std::move(devices));
+  Value out = Value::MakeObject();
+  out.Set("apiVersion", Str("resource.k8s.io/v1"));
+  out.Set("kind", Str("ResourceClaim"));
+  out.Set("metadata", std::move(meta));
+  out.Set("spec", std::move(spec));
+  return out;
+}
+
+}  // namespace berth::api

@@ -21,5 +21,11 @@ Value EncodeResourceClaimStatus(const ResourceClaimStatus& status);
 // apiVersion, kind, metadata (name, namespace, uid and resourceVersion when set: the API server's
 // preconditions) and status. The spec is not sent: the status subresource ignores it.
 Value EncodeResourceClaimStatusUpdate(const ResourceClaim& claim);
+// The body of POST /apis/resource.k8s.io/v1/namespaces/{ns}/resourceclaims for a claim the
+// scheduler generates (DRA-backed extended resources): metadata (name or generateName,
+// namespace, labels, annotations, ownerReferences, finalizers) and spec.devices.requests with
+// their exact requests by class and count. Selectors, constraints, config and firstAvailable
+// are not encoded: such claims have none.
+Value EncodeResourceClaimForCreate(const ResourceClaim& claim);
 
 }  // namespace berth::api

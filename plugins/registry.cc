@@ -53,7 +53,8 @@ framework::Registry NewInTreeRegistry() {
   BERTH_REGISTER(taint_toleration, {});
   BERTH_REGISTER(node_affinity, {});
   BERTH_REGISTER(node_ports, {});
-  BERTH_REGISTER(node_resources_fit, {});
+  // DeviceClasses: which extended resources DRA serves (DRAExtendedResource).
+  BERTH_REGISTER(node_resources_fit, {kind::kDeviceClass});
   BERTH_REGISTER(node_resources_balanced_allocation, {});
   BERTH_REGISTER(image_locality, {});
   BERTH_REGISTER(default_binder, {});

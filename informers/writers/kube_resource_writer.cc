@@ -41,7 +41,7 @@ Result<api::ResourceClaim> ClaimCall(client::KubeClient& client, const client::R
   auto resp = client.Do(req);
   if (!resp.ok()) return Error{what + ": " + resp.error(), ErrorCode::kUnavailable};
   auto body = api::json::ParseJson(resp->body);
-  if (resp->status != 200) return Refused(what, *resp, body);
+  if (resp->status != 200 && resp->status != 201) return Refused(what, *resp, body);
   if (!body.ok()) return Error{what + ": reply: " + body.error(), ErrorCode::kInternal};
   auto stored = api::DecodeResourceClaim(*body);
   if (!stored.ok()) return Error{what + ": reply: " + stored.error(), ErrorCode::kInternal};
@@ -117,6 +117,63 @@ Ok KubeApiWriter::RemoveResourceClaimReservation(const api::ResourceClaim& claim
       "PATCH resourceclaims " + claim.metadata.namespace_ + "/" + claim.metadata.name + "/status");
   if (!stored.ok() && stored.code() != ErrorCode::kNotFound) return stored.status();
   return {};
+}
+
+Result<api::ResourceClaim> KubeApiWriter::CreateResourceClaim(const api::ResourceClaim& claim) {
+  client::Request req;
+  req.method = "POST";
+  req.path = "/apis/resource.k8s.io/v1/namespaces/" + claim.metadata.namespace_ + "/resourceclaims";
+  req.body = api::json::ToJson(api::EncodeResourceClaimForCreate(claim));
+  const std::string name =
+      claim.metadata.name.empty() ? claim.metadata.generate_name + "*" : claim.metadata.name;
+  auto stored =
+      ClaimCall(client_, req, "POST resourceclaims " + claim.metadata.namespace_ + "/" + name);
+  if (stored.ok()) {
+    BERTH_LOG(2) << "created ResourceClaim " << stored->metadata.namespace_ << "/"
+                 << stored->metadata.name;
+  }
+  return stored;
+}
+
+Ok KubeApiWriter::DeleteResourceClaim(const std::string& ns, const std::string& name) {
+  const std::string what = "DELETE resourceclaims " + ns + "/" + name;
+  client::Request req;
+  req.method = "DELETE";
+  req.path = ClaimPath(ns, name);
+  auto resp = client_.Do(req);
+  if (!resp.ok()) return Error{what + ": " + resp.error(), ErrorCode::kUnavailable};
+  if (resp->status < 300 || resp->status == 404) return {};
+  return Refused(what, *resp, api::json::ParseJson(resp->body));
+}
+
+Ok KubeApiWriter::SetPodExtendedResourceClaimStatus(
+    const api::Pod& pod, const api::PodExtendedResourceClaimStatus& status) {
+  const std::string what = "PATCH pods " + pod.Key() + "/status";
+  api::Value mappings = api::Value::MakeArray();
+  for (const auto& m : status.request_mappings) {
+    api::Value v = api::Value::MakeObject();
+    v.Set("containerName", api::Value::String(m.container_name));
+    v.Set("resourceName", api::Value::String(m.resource_name));
+    v.Set("requestName", api::Value::String(m.request_name));
+    mappings.Push(std::move(v));
+  }
+  api::Value ext = api::Value::MakeObject();
+  ext.Set("requestMappings", std::move(mappings));
+  ext.Set("resourceClaimName", api::Value::String(status.resource_claim_name));
+  api::Value st = api::Value::MakeObject();
+  st.Set("extendedResourceClaimStatus", std::move(ext));
+  api::Value patch = api::Value::MakeObject();
+  patch.Set("status", std::move(st));
+  client::Request req;
+  req.method = "PATCH";
+  req.path = "/api/v1/namespaces/" + pod.metadata.namespace_ + "/pods/" + pod.metadata.name +
+             "/status";
+  req.content_type = "application/strategic-merge-patch+json";
+  req.body = api::json::ToJson(patch);
+  auto resp = client_.Do(req);
+  if (!resp.ok()) return Error{what + ": " + resp.error(), ErrorCode::kUnavailable};
+  if (resp->status < 300) return {};
+  return Refused(what, *resp, api::json::ParseJson(resp->body));
 }
 
 }  // namespace berth::writers

@@ -69,6 +69,13 @@ class KubeApiWriter final : public framework::ApiWriter {
   Result<api::ResourceClaim> SetResourceClaimFinalizers(const api::ResourceClaim& claim) override;
   Ok RemoveResourceClaimReservation(const api::ResourceClaim& claim,
                                     const std::string& pod_uid) override;
+  // POST .../resourceclaims (201: the created claim), DELETE .../resourceclaims/{name} (404 is
+  // success) and PATCH pods/{name}/status with status.extendedResourceClaimStatus; errors coded
+  // as above.
+  Result<api::ResourceClaim> CreateResourceClaim(const api::ResourceClaim& claim) override;
+  Ok DeleteResourceClaim(const std::string& ns, const std::string& name) override;
+  Ok SetPodExtendedResourceClaimStatus(const api::Pod& pod,
+                                       const api::PodExtendedResourceClaimStatus& status) override;
   // reportingInstance of the events this writer records (default "berth-scheduler").
   void set_reporting_instance(std::string instance) { instance_ = std::move(instance); }
 

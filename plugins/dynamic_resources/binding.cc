@@ -35,30 +35,43 @@ Status DynamicResources::Reserve(framework::CycleState& state, const framework::
   if (data == nullptr) return Status::Error("not found");
   if (data->claims.empty()) return {};
   size_t unallocated = 0;
-  for (const auto& c : data->claims) unallocated += c->status.allocation ? 0 : 1;
+  bool user_claims_to_allocate = false;
+  for (size_t i = 0; i < data->claims.size(); ++i) {
+    if (data->claims[i]->status.allocation) continue;
+    ++unallocated;
+    if (i < data->num_user_claims) user_claims_to_allocate = true;
+  }
   if (unallocated == 0 || !data->allocator) return {};
-  std::vector<api::AllocationResult> allocations;
+  CycleData::NodeAllocation allocations;
   {
     std::lock_guard lock(data->mu);
     auto it = data->node_allocations.find(node);
     if (it != data->node_allocations.end()) allocations = it->second;
   }
-  if (allocations.empty()) return Status::Error("claim allocation not found for node");
-  if (allocations.size() != unallocated) {
-    return Status::Error("internal error, have " + std::to_string(allocations.size()) +
+  if (allocations.results.empty()) {
+    // Only the extended claim, and the node serves its resources by device plugin.
+    if (!user_claims_to_allocate) return {};
+    return Status::Error("claim allocation not found for node");
+  }
+  if (allocations.results.size() != unallocated) {
+    return Status::Error("internal error, have " + std::to_string(allocations.results.size()) +
                          " allocations, " + std::to_string(unallocated) +
                          " claims to allocate, want " + std::to_string(unallocated) + " claims");
   }
   size_t next = 0;
   for (size_t i = 0; i < data->claims.size(); ++i) {
-    const api::ResourceClaim& claim = *data->claims[i];
-    if (claim.status.allocation) continue;
-    const api::AllocationResult& allocation = allocations[next++];
+    const api::ResourceClaim* claim = data->claims[i].get();
+    if (claim->status.allocation) continue;
+    // The extended claim: the node's variant (with its requests) is what gets allocated.
+    if (i == data->num_user_claims && allocations.extended_claim) {
+      claim = allocations.extended_claim.get();
+    }
+    const api::AllocationResult& allocation = allocations.results[next++];
     data->infos[i].allocation = allocation;
-    auto allocated = std::make_shared<api::ResourceClaim>(claim);
+    auto allocated = std::make_shared<api::ResourceClaim>(*claim);
     if (!HasFinalizer(*allocated)) allocated->finalizers.push_back(api::kResourceClaimFinalizer);
     allocated->status.allocation = allocation;
-    tracker_.SignalPendingAllocation(claim.metadata.uid, std::move(allocated));
+    tracker_.SignalPendingAllocation(claim->metadata.uid, std::move(allocated));
   }
   return {};
 }
@@ -67,7 +80,8 @@ void DynamicResources::Unreserve(framework::CycleState& state, const framework::
                                  const std::string&) const {
   CycleData* data = ReadCycleData(state);
   if (data == nullptr || data->claims.empty()) return;
-  for (const auto& claim : data->claims) {
+  for (size_t i = 0; i < data->num_user_claims; ++i) {
+    const ClaimPtr& claim = data->claims[i];
     if (tracker_.RemovePendingAllocation(claim->metadata.uid, false)) {
       tracker_.Restore(claim->metadata.namespace_, claim->metadata.name);
     }
@@ -80,12 +94,41 @@ void DynamicResources::Unreserve(framework::CycleState& state, const framework::
       });
     }
   }
+  UnreserveExtendedResourceClaim(*data);
 }
 
-Result<ClaimPtr> DynamicResources::BindClaim(CycleData& data, size_t index,
-                                             const api::Pod& pod) const {
+Result<ClaimPtr> DynamicResources::BindClaim(CycleData& data, size_t index, const api::Pod& pod,
+                                             const std::string& node) const {
   ClaimPtr current = data.claims[index];
   const std::optional<api::AllocationResult>& allocation = data.infos[index].allocation;
+  const bool extended = index == data.num_user_claims;
+  // The node serves the pod's extended resources by device plugin: no claim needed.
+  if (extended && !allocation && current->spec.devices.requests.empty()) return current;
+  CycleData::NodeAllocation node_allocation;
+  if (extended) {
+    std::lock_guard lock(data.mu);
+    auto it = data.node_allocations.find(node);
+    if (it != data.node_allocations.end()) node_allocation = it->second;
+  }
+  if (extended && current->metadata.name == kExtendedClaimInMemName) {
+    // Create the claim now (upstream's createExtendedResourceClaimInAPI), without allocation,
+    // name and uid: the API server picks the name from generateName.
+    if (!node_allocation.extended_claim) {
+      return Error{"extended resource claim not found for node " + node, ErrorCode::kInternal};
+    }
+    api::ResourceClaim to_create = *node_allocation.extended_claim;
+    to_create.status.allocation.reset();
+    to_create.metadata.name.clear();
+    to_create.metadata.uid.clear();
+    auto created = handle_->api_writer().CreateResourceClaim(to_create);
+    if (!created.ok()) {
+      return created.status().Wrap("create claim for extended resources " +
+                                   to_create.metadata.namespace_ + "/");
+    }
+    current = std::make_shared<const api::ResourceClaim>(std::move(*created));
+    // Unreserve deletes it from now on.
+    data.claims[index] = current;
+  }
   const std::string ref = Ref(*current);
   api::ResourceClaimConsumerReference binding;
   binding.resource = "pods";
@@ -134,6 +177,12 @@ Result<ClaimPtr> DynamicResources::BindClaim(CycleData& data, size_t index,
     auto written = writer.UpdateResourceClaimStatus(claim);
     if (written.ok()) {
       auto stored = std::make_shared<const api::ResourceClaim>(std::move(*written));
+      if (extended) {
+        // A claim created just now: upstream waits (polling each second, up to 120 s) for the
+        // informer to have it before assuming the written version.
+        WaitForInformer(*stored);
+        BERTH_RETURN_IF_ERROR(PatchPodExtendedStatus(pod, *stored, node_allocation.mappings));
+      }
       tracker_.Assume(stored);
       return ClaimPtr(stored);
     }
@@ -144,16 +193,18 @@ Result<ClaimPtr> DynamicResources::BindClaim(CycleData& data, size_t index,
 }
 
 Status DynamicResources::PreBind(framework::CycleState& state, const framework::PodInfo& pod,
-                                 const std::string&) const {
+                                 const std::string& node) const {
   CycleData* data = ReadCycleData(state);
   if (data == nullptr) return Status::Error("not found");
   if (data->claims.empty()) return {};
   std::vector<std::string> written_allocations;
   for (size_t i = 0; i < data->claims.size(); ++i) {
     if (IsReservedForPod(pod.Pod(), *data->claims[i])) continue;
-    auto claim = BindClaim(*data, i, pod.Pod());
+    // In flight under the uid it had in Reserve (the extended claim's template uid).
+    const std::string in_flight_uid = data->claims[i]->metadata.uid;
+    auto claim = BindClaim(*data, i, pod.Pod(), node);
     if (!claim.ok()) return Status::Error(claim.error());
-    if (data->infos[i].allocation) written_allocations.push_back((*claim)->metadata.uid);
+    if (data->infos[i].allocation) written_allocations.push_back(in_flight_uid);
     data->claims[i] = std::move(*claim);
   }
   // Device binding conditions (beta, on upstream) make upstream wait here for the driver.
@@ -182,7 +233,13 @@ Status DynamicResources::PostFilter(framework::CycleState& state, const framewor
     std::lock_guard lock(data->mu);
     unavailable = data->unavailable;
   }
+  const ClaimPtr* ext = data->ExtendedClaim();
+  const bool ext_created = ext != nullptr && (*ext)->metadata.name != kExtendedClaimInMemName;
   for (size_t index : unavailable) {
+    if (index == data->num_user_claims) {
+      if (ext_created) break;
+      continue;
+    }
     const api::ResourceClaim& claim = *data->claims[index];
     const auto& reserved = claim.status.reserved_for;
     if (reserved.empty() || (reserved.size() == 1 && reserved[0].uid == pod.Uid())) {
@@ -199,6 +256,13 @@ Status DynamicResources::PostFilter(framework::CycleState& state, const framewor
       });
       return Status(framework::Code::kUnschedulable, "deallocation of ResourceClaim completed");
     }
+  }
+  if (ext_created) {
+    // The extended resource claim of an earlier cycle stands in the way: delete it (upstream
+    // does so on the scheduling thread; berth on a binding worker, its deletion event then
+    // requeues the pod).
+    handle_->RunAsync([this, claim = *ext] { (void)DeleteClaim(*claim); });
+    return Status(framework::Code::kUnschedulable, "deletion of ResourceClaim completed");
   }
   return Status(framework::Code::kUnschedulable, std::string());
 }

@@ -98,6 +98,12 @@ Status DynamicResources::PreFilter(framework::CycleState& state, const framework
   std::vector<ClaimPtr> claims;
   Ok ok = ForEachPodClaim(p, [&](ClaimPtr c) { claims.push_back(std::move(c)); });
   if (!ok.ok()) return Status::Unresolvable(ok.error());
+  data->num_user_claims = claims.size();
+  ClaimPtr extended = PreFilterExtendedResources(p, *data);
+  if (extended) {
+    data->initial_extended_uid = extended->metadata.uid;
+    claims.push_back(extended);
+  }
   if (claims.empty()) return Status::Skip();
 
   const auto& objects = handle_->objects();
@@ -122,6 +128,8 @@ Status DynamicResources::PreFilter(framework::CycleState& state, const framework
       return Status::Unresolvable("resource claim " + Ref(claim) +
                                   " is in the process of being allocated");
     }
+    // The extended resource claim is checked in Filter (its template has no requests yet).
+    if (i == data->num_user_claims) continue;
     for (const auto& request : claim.spec.devices.requests) {
       if (request.exactly) {
         Status s = class_exists(request.exactly->device_class_name, request.name);
@@ -166,6 +174,14 @@ Status DynamicResources::Filter(const framework::CycleState& state, const framew
   const api::Node* node = node_info.node();
   if (node == nullptr) return Status::Error("node not found");
 
+  ClaimPtr node_extended_claim;
+  std::vector<api::ContainerExtendedResourceRequest> mappings;
+  Status ext = FilterExtendedResources(*data, pod.Pod(), node_info, &node_extended_claim,
+                                       &mappings);
+  if (!ext.IsSuccess()) return ext;
+  // Only extended resources, all advertised by the node (device plugin): nothing to do here.
+  if (!node_extended_claim && data->num_user_claims == 0) return {};
+
   std::vector<size_t> unavailable;
   for (size_t i = 0; i < data->claims.size(); ++i) {
     const auto& selector = data->infos[i].available_on_nodes;
@@ -181,6 +197,11 @@ Status DynamicResources::Filter(const framework::CycleState& state, const framew
       if (data->claims[i]->status.allocation) continue;
       if (data->infos[i].allocation) {
         pending.push_back(*data->infos[i].allocation);
+        continue;
+      }
+      // The extended claim as this node needs it.
+      if (i == data->num_user_claims && node_extended_claim) {
+        to_allocate.push_back(node_extended_claim.get());
         continue;
       }
       to_allocate.push_back(data->claims[i].get());
@@ -199,7 +220,12 @@ Status DynamicResources::Filter(const framework::CycleState& state, const framew
     data->unavailable.insert(unavailable.begin(), unavailable.end());
     return Status::Unresolvable("resourceclaim not available on the node");
   }
-  if (data->allocator) data->node_allocations[node->metadata.name] = std::move(allocations);
+  if (data->allocator) {
+    auto& entry = data->node_allocations[node->metadata.name];
+    entry.results = std::move(allocations);
+    entry.extended_claim = std::move(node_extended_claim);
+    entry.mappings = std::move(mappings);
+  }
   return {};
 }
 
@@ -267,7 +293,7 @@ Status DynamicResources::Score(const framework::CycleState& state, const framewo
   std::lock_guard lock(data->mu);
   auto it = data->node_allocations.find(node.name());
   if (it == data->node_allocations.end()) return {};
-  auto s = ComputeScore(*data, it->second);
+  auto s = ComputeScore(*data, it->second.results);
   if (!s.ok()) return Status::Error(s.error());
   *score = *s;
   return {};

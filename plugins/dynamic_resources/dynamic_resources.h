@@ -29,8 +29,13 @@
 //               and the pod into status.reservedFor (retrying on conflict with a fresh read), as
 //               upstream's bindClaim.
 //
+// DRA-backed extended resources (DRAExtendedResource, extended_resources.cc): a pod's requests of
+// extended resources a DeviceClass serves, on nodes that do not advertise them, are allocated
+// through one claim PreBind creates for the pod (and records in its
+// status.extendedResourceClaimStatus); Unreserve and PostFilter delete such a claim again.
+//
 // Not supported yet, each refused with a message rather than half done: device binding
-// conditions (PreBind error), DRA extended resources, PodGroup (workload) claims.
+// conditions (PreBind error), PodGroup (workload) claims.
 // Thread-safety: the plugin's ClaimTracker is locked; per-pod data lives in the CycleState.
 
 #include <memory>

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "plugins/common/dra_extended_resources.h"
 #include "plugins/node_resources_fit/args.h"
 #include "plugins/node_resources_fit/scoring.h"
 #include "scheduler/framework/plugin.h"
@@ -29,7 +30,15 @@ struct ScalarRequest {
   std::string name;
   int64_t quantity = 0;
   std::string reason;  // "Insufficient <name>", built once per cycle
+  // A DeviceClass serves it (DRAExtendedResource): on a node that does not advertise it,
+  // DynamicResources allocates it instead (upstream's shouldDelegateResourceToDRA).
+  bool dra_backed = false;
 };
+
+// shouldDelegateResourceToDRA for a node: backed by a DeviceClass and not advertised there.
+bool DelegatedToDRA(bool dra_backed, const std::string& name, const framework::Resource& alloc) {
+  return dra_backed && alloc.Scalar(name) <= 0;
+}
 
 struct PreFilterState final : framework::StateData {
   int64_t milli_cpu = 0;
@@ -57,13 +66,24 @@ bool IsExtendedResourceName(std::string_view name) {
   return !name.starts_with("requests.");
 }
 
-// Fit of `req` onto a node with `alloc` and nothing requested (the hints' isFit).
-bool FitsEmptyNode(const framework::Resource& req, const framework::Resource& alloc) {
+// The DeviceClasses, for DRA-backed extended resources; null without a framework handle
+// (upstream without a DRA manager: nothing is delegated).
+using Classes = const api::Store<api::DeviceClass>*;
+
+bool BackedByDRA(Classes classes, const std::string& name) {
+  return classes != nullptr && DeviceClassForExtendedResource(*classes, name) != nullptr;
+}
+
+// Fit of `req` onto a node with `alloc` and nothing requested (the hints' isFit); resources
+// left to DynamicResources there do not count.
+bool FitsEmptyNode(const framework::Resource& req, const framework::Resource& alloc,
+                   Classes classes) {
   if (alloc.allowed_pod_number < 1) return false;
   if (req.milli_cpu > 0 && req.milli_cpu > alloc.milli_cpu) return false;
   if (req.memory > 0 && req.memory > alloc.memory) return false;
   if (req.ephemeral_storage > 0 && req.ephemeral_storage > alloc.ephemeral_storage) return false;
   for (const auto& [name, q] : req.scalar) {
+    if (alloc.Scalar(name) <= 0 && BackedByDRA(classes, name)) continue;
     if (q != 0 && q > alloc.Scalar(name)) return false;
   }
   return true;
@@ -111,7 +131,7 @@ framework::QueueingHint HintAfterPodEvent(const api::Pod& pod,
 }
 
 // Upstream's isSchedulableAfterNodeChange.
-framework::QueueingHint HintAfterNodeChange(const api::Pod& pod,
+framework::QueueingHint HintAfterNodeChange(Classes classes, const api::Pod& pod,
                                             const framework::EventObject& old_obj,
                                             const framework::EventObject& new_obj) {
   const api::Node* original = As<api::Node>(old_obj);
@@ -120,7 +140,7 @@ framework::QueueingHint HintAfterNodeChange(const api::Pod& pod,
   // isFit and haveAnyRequestedResourcesIncreased use computePodResourceRequest (spec only).
   const framework::Resource req = framework::PodSpecRequests(pod);
   const framework::Resource now = framework::Resource::FromList(modified->status.allocatable);
-  if (!FitsEmptyNode(req, now)) return framework::QueueingHint::kQueueSkip;
+  if (!FitsEmptyNode(req, now, classes)) return framework::QueueingHint::kQueueSkip;
   if (original == nullptr) return framework::QueueingHint::kQueue;
   const framework::Resource before = framework::Resource::FromList(original->status.allocatable);
   if (now.allowed_pod_number > before.allowed_pod_number) return framework::QueueingHint::kQueue;
@@ -133,7 +153,38 @@ framework::QueueingHint HintAfterNodeChange(const api::Pod& pod,
     return framework::QueueingHint::kQueue;
   }
   for (const auto& [name, q] : req.scalar) {
-    if (q != 0 && now.Scalar(name) > before.Scalar(name)) return framework::QueueingHint::kQueue;
+    if (q == 0) continue;
+    if (now.Scalar(name) > before.Scalar(name)) return framework::QueueingHint::kQueue;
+    if (now.Scalar(name) <= 0 && BackedByDRA(classes, name)) return framework::QueueingHint::kQueue;
+  }
+  return framework::QueueingHint::kQueueSkip;
+}
+
+// Upstream's isSchedulableAfterDeviceClassEvent: a class added or changed may now serve one of
+// the pod's extended resources.
+framework::QueueingHint HintAfterDeviceClassEvent(const api::Pod& pod,
+                                                  const framework::EventObject& old_obj,
+                                                  const framework::EventObject& new_obj) {
+  const api::DeviceClass* original = As<api::DeviceClass>(old_obj);
+  const api::DeviceClass* modified = As<api::DeviceClass>(new_obj);
+  if (modified == nullptr) return framework::QueueingHint::kQueue;
+  const framework::Resource req = framework::PodSpecRequests(pod);
+  auto requested = [&](const std::string& name) {
+    for (const auto& [n, q] : req.scalar) {
+      if (n == name) return true;
+    }
+    return false;
+  };
+  if (original != nullptr) {
+    if (original->spec.extended_resource_name.value_or("") ==
+        modified->spec.extended_resource_name.value_or("")) {
+      return framework::QueueingHint::kQueueSkip;
+    }
+  } else if (requested(std::string(kDeviceClassResourcePrefix) + modified->metadata.name)) {
+    return framework::QueueingHint::kQueue;
+  }
+  if (modified->spec.extended_resource_name && requested(*modified->spec.extended_resource_name)) {
+    return framework::QueueingHint::kQueue;
   }
   return framework::QueueingHint::kQueueSkip;
 }
@@ -144,8 +195,9 @@ class Fit final : public framework::PreFilterPlugin,
                   public framework::ScorePlugin,
                   public framework::EnqueueExtensions {
  public:
-  explicit Fit(FitArgs args)
-      : ignored_resources_(args.ignored_resources.begin(), args.ignored_resources.end()),
+  Fit(FitArgs args, Classes classes)
+      : classes_(classes),
+        ignored_resources_(args.ignored_resources.begin(), args.ignored_resources.end()),
         ignored_groups_(args.ignored_resource_groups.begin(), args.ignored_resource_groups.end()),
         scorer_(args.strategy, args.resources, args.shape) {}
 
@@ -165,7 +217,7 @@ class Fit final : public framework::PreFilterPlugin,
         r.milli_cpu == 0 && r.memory == 0 && r.ephemeral_storage == 0 && r.scalar.empty();
     for (const auto& [name, q] : r.scalar) {
       if (q == 0 || Ignored(name)) continue;
-      s->scalars.push_back({name, q, "Insufficient " + name});
+      s->scalars.push_back({name, q, "Insufficient " + name, BackedByDRA(classes_, name)});
     }
     state.Write(PreFilterKey(), std::move(s));
     return Status();
@@ -190,6 +242,7 @@ class Fit final : public framework::PreFilterPlugin,
                      s->ephemeral_storage > alloc.ephemeral_storage - used.ephemeral_storage;
     bool scalar_fails = false;
     for (const auto& sr : s->scalars) {
+      if (DelegatedToDRA(sr.dra_backed, sr.name, alloc)) continue;
       if (sr.quantity > alloc.Scalar(sr.name) - used.Scalar(sr.name)) {
         scalar_fails = true;
         break;
@@ -215,6 +268,7 @@ class Fit final : public framework::PreFilterPlugin,
         unresolvable |= s->ephemeral_storage > alloc.ephemeral_storage;
       }
       for (const auto& sr : s->scalars) {
+        if (DelegatedToDRA(sr.dra_backed, sr.name, alloc)) continue;
         if (sr.quantity > alloc.Scalar(sr.name) - used.Scalar(sr.name)) {
           reasons.push_back(sr.reason);
           unresolvable |= sr.quantity > alloc.Scalar(sr.name);
@@ -253,7 +307,21 @@ class Fit final : public framework::PreFilterPlugin,
     node_ev.resource = framework::EventResource::kNode;
     node_ev.action_type = framework::action::kAdd | framework::action::kUpdateNodeAllocatable;
     node_ev.label = "NodeAdd|UpdateNodeAllocatable";
-    return {{pod_ev, HintAfterPodEvent}, {node_ev, HintAfterNodeChange}};
+    std::vector<framework::ClusterEventWithHint> events = {
+        {pod_ev, HintAfterPodEvent},
+        {node_ev, [classes = classes_](const api::Pod& pod, const framework::EventObject& o,
+                                       const framework::EventObject& n) {
+           return HintAfterNodeChange(classes, pod, o, n);
+         }}};
+    if (classes_ != nullptr) {
+      // DRAExtendedResource: a DeviceClass may start serving an extended resource.
+      framework::ClusterEvent class_ev;
+      class_ev.resource = framework::EventResource::kDeviceClass;
+      class_ev.action_type = framework::action::kAdd | framework::action::kUpdate;
+      class_ev.label = "DeviceClassAdd|DeviceClassUpdate";
+      events.push_back({class_ev, HintAfterDeviceClassEvent});
+    }
+    return events;
   }
 
  private:
@@ -264,6 +332,7 @@ class Fit final : public framework::PreFilterPlugin,
     return ignored_groups_.count(name.substr(0, name.find('/'))) > 0;
   }
 
+  const Classes classes_;
   const std::set<std::string, std::less<>> ignored_resources_;
   const std::set<std::string, std::less<>> ignored_groups_;
   const ResourceScorer scorer_;
@@ -274,7 +343,9 @@ class Fit final : public framework::PreFilterPlugin,
 Result<std::shared_ptr<framework::Plugin>> New(const framework::PluginContext& ctx) {
   auto args = ParseFitArgs(ctx.args, ctx.args_path);
   if (!args.ok()) return Error{args.error()};
-  return std::shared_ptr<framework::Plugin>(std::make_shared<Fit>(std::move(args).value()));
+  Classes classes = ctx.handle != nullptr ? &ctx.handle->objects().device_classes : nullptr;
+  return std::shared_ptr<framework::Plugin>(
+      std::make_shared<Fit>(std::move(args).value(), classes));
 }
 
 }  // namespace berth::plugins::node_resources_fit

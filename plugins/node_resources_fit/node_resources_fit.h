@@ -1,6 +1,11 @@
 #pragma once
-// NodeResourcesFit (upstream's noderesources.Fit, v1.37 semantics; DRA extended resources
-// (DRAExtendedResource) are not implemented: an extended resource no node advertises simply fails).
+// NodeResourcesFit (upstream's noderesources.Fit, v1.37 semantics). DRA-backed extended resources
+// (DRAExtendedResource): an extended resource that a DeviceClass serves
+// (plugins/common/dra_extended_resources.h) is not checked on a node that does not advertise it;
+// DynamicResources allocates devices for it there (upstream's shouldDelegateResourceToDRA). A
+// DeviceClass Add/Update requeues pods that request the resource it now serves. Not done: the
+// score of such a resource listed in scoringStrategy.resources (upstream counts the class's
+// devices; here the node's allocatable counts, as for any extended resource).
 //   PreFilter: records the pod's requests (upstream's computePodResourceRequest: spec requests,
 //              pod-level spec.resources.requests replacing the container sums for cpu / memory /
 //              hugepages, overhead added) with the ignored extended resources already dropped.

@@ -99,6 +99,23 @@ class ApiWriter {
                                             const std::string& pod_uid) {
     return Error{"this API writer cannot update ResourceClaims", ErrorCode::kInternal};
   }
+  // DRA-backed extended resources (DynamicResources' PreBind, Unreserve, PostFilter):
+  // POST resourceclaims (upstream's ResourceClaims().Create) with claim.metadata.generateName,
+  // labels, annotations, ownerReferences, finalizers and spec (api::EncodeResourceClaimForCreate);
+  // returns the claim as created (its generated name, uid, resourceVersion). Error codes as above.
+  virtual Result<api::ResourceClaim> CreateResourceClaim(const api::ResourceClaim& claim) {
+    return Error{"this API writer cannot create ResourceClaims", ErrorCode::kInternal};
+  }
+  // DELETE resourceclaims/{name}. A gone claim is success. Error codes as above.
+  virtual Ok DeleteResourceClaim(const std::string& ns, const std::string& name) {
+    return Error{"this API writer cannot delete ResourceClaims", ErrorCode::kInternal};
+  }
+  // PATCH pods/{name}/status setting status.extendedResourceClaimStatus (strategic merge).
+  // Error codes as above.
+  virtual Ok SetPodExtendedResourceClaimStatus(const api::Pod& pod,
+                                               const api::PodExtendedResourceClaimStatus& status) {
+    return Error{"this API writer cannot update pod status", ErrorCode::kInternal};
+  }
 };
 
 // Pods nominated to nodes by preemption (status.nominatedNodeName), upstream's PodNominator.

@@ -606,8 +606,10 @@ class ChartTest(unittest.TestCase):
                                     "resourceclaimtemplates", "devicetaintrules")]
         needed += [(verb, "resource.k8s.io", "resourceclaims", sub) for verb in ("update", "patch")
                    for sub in ("status", "binding")]
-        # PreBind's finalizer patch.
-        needed += [("patch", "resource.k8s.io", "resourceclaims")]
+        # PreBind's finalizer patch; the claim of DRA-backed extended resources, created by
+        # PreBind and deleted by Unreserve / PostFilter.
+        needed += [(verb, "resource.k8s.io", "resourceclaims")
+                   for verb in ("patch", "create", "delete")]
         # ReplicatedStorage's optional informers (Deckhouse replicated storage).
         needed += [(verb, "storage.deckhouse.io", resource) for verb in ("list", "watch")
                    for resource in ("replicatedstorageclasses", "replicatedstoragepools",
@@ -635,8 +637,6 @@ class ChartTest(unittest.TestCase):
                       ("create", "", "serviceaccounts", "token"),
                       ("update", "storage.deckhouse.io", "lvmvolumegroups", ""),
                       ("create", "storage.deckhouse.io", "lvmlogicalvolumes", ""),
-                      ("create", "resource.k8s.io", "resourceclaims", ""),
-                      ("delete", "resource.k8s.io", "resourceclaims", ""),
                       ("update", "resource.k8s.io", "resourceclaims", ""),
                       ("update", "resource.k8s.io", "resourceclaims", "driver"),
                       ("create", "resource.k8s.io", "resourceslices", ""),

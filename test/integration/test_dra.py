@@ -4,7 +4,8 @@ The test plays the DRA driver (it publishes ResourceSlices) and the resource cla
 (it creates the claims of template-based pod claims and records them in the pod's status).
 berth must bind pods only where their devices exist, write each claim's status.allocation and
 status.reservedFor, never give one exclusive device to two claims, share a claim between its
-pods, and tell a pod that cannot get its devices why, in upstream's words.
+pods, and tell a pod that cannot get its devices why, in upstream's words. A pod asking for a
+DRA-backed extended resource (a DeviceClass's extendedResourceName) gets a claim berth creates.
 Run: python3 -m unittest -v test_dra  (from this folder), or through ctest.
 """
 import time
@@ -146,6 +147,67 @@ class DraTest(kube.ClusterTestCase):
         self.assertEqual(node, "n1")
         alloc = self.claim_obj("templated-gpu-abcde")["status"]["allocation"]
         self.assertEqual(alloc["devices"]["results"][0]["device"], "gpu-0")
+
+    def test_extended_resource_gets_a_generated_claim(self):
+        # n1 has two GPUs through DRA; n2 advertises the resource itself (device plugin).
+        self.c.node("n1", cpu="8", memory="32Gi")
+        self.c.node("n2", cpu="8", memory="32Gi")
+        self.c.request("PATCH", "/api/v1/nodes/n2/status",
+                       {"status": {"capacity": {"example.com/gpu": "1"},
+                                   "allocatable": {"example.com/gpu": "1"}}},
+                       content_type="application/merge-patch+json")
+        self.c.create(f"{RES}/deviceclasses", {
+            "apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+            "metadata": {"name": "gpu"},
+            "spec": {"extendedResourceName": "example.com/gpu",
+                     "selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}})
+        self.slice_for("n1", ["a100", "a100"])
+        self.c.start_berth("berth", config())
+        pod = self.c.create("/api/v1/namespaces/default/pods", {
+            "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "two-gpus"},
+            "spec": {"schedulerName": "berth-scheduler",
+                     "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10",
+                                     "resources": {"requests": {"example.com/gpu": "2"},
+                                                   "limits": {"example.com/gpu": "2"}}}]}})
+        # Only n1 has two: through DRA.
+        node = wait_for(lambda: self.bound().get("two-gpus"), 60, what="extended pod bound")
+        self.assertEqual(node, "n1")
+        status = wait_for(lambda: self.c.get("/api/v1/namespaces/default/pods/two-gpus")
+                          ["status"].get("extendedResourceClaimStatus"), 30,
+                          what="extendedResourceClaimStatus")
+        self.assertEqual(status["requestMappings"],
+                         [{"containerName": "c", "resourceName": "example.com/gpu",
+                           "requestName": "container-0-request-0"}])
+        name = status["resourceClaimName"]
+        self.assertTrue(name.startswith("two-gpus-extended-resources-"), name)
+        claim = self.claim_obj(name)
+        meta = claim["metadata"]
+        self.assertEqual(meta["annotations"], {"resource.kubernetes.io/extended-resource-claim":
+                                               "true"})
+        (owner,) = meta["ownerReferences"]
+        self.assertEqual((owner["kind"], owner["name"], owner["uid"], owner.get("controller")),
+                         ("Pod", "two-gpus", pod["metadata"]["uid"], True))
+        self.assertIn("resource.kubernetes.io/delete-protection", meta["finalizers"])
+        self.assertEqual(claim["spec"]["devices"]["requests"],
+                         [{"name": "container-0-request-0",
+                           "exactly": {"deviceClassName": "gpu", "allocationMode": "ExactCount",
+                                       "count": 2}}])
+        results = claim["status"]["allocation"]["devices"]["results"]
+        self.assertEqual(sorted(r["device"] for r in results), ["gpu-0", "gpu-1"])
+        self.assertEqual({r["pool"] for r in results}, {"n1"})
+        self.assertEqual([r["name"] for r in claim["status"]["reservedFor"]], ["two-gpus"])
+
+        # One more GPU: n1's are taken, n2's device plugin serves it (no claim made).
+        self.c.create("/api/v1/namespaces/default/pods", {
+            "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "one-gpu"},
+            "spec": {"schedulerName": "berth-scheduler",
+                     "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.10",
+                                     "resources": {"requests": {"example.com/gpu": "1"},
+                                                   "limits": {"example.com/gpu": "1"}}}]}})
+        node = wait_for(lambda: self.bound().get("one-gpu"), 60, what="device plugin pod bound")
+        self.assertEqual(node, "n2")
+        one = self.c.get("/api/v1/namespaces/default/pods/one-gpu")
+        self.assertNotIn("extendedResourceClaimStatus", one["status"])
 
 
 if __name__ == "__main__":

@@ -103,6 +103,47 @@ class RecordingWriter : public framework::ApiWriter {
     std::lock_guard lock(bind_mu_);
     return reservation_removals_;
   }
+  // DRA-backed extended resources: creations are recorded and answered with the claim named
+  // generateName + "abcde" and uid "created-<n>" (on_create_claim, when set, answers instead);
+  // deletions are recorded as "ns/name"; pod status patches as (pod key, status).
+  Result<api::ResourceClaim> CreateResourceClaim(const api::ResourceClaim& claim) override {
+    std::lock_guard lock(bind_mu_);
+    created_claims_.push_back(claim);
+    if (on_create_claim) return on_create_claim(claim);
+    api::ResourceClaim out = claim;
+    if (out.metadata.name.empty()) out.metadata.name = out.metadata.generate_name + "abcde";
+    out.metadata.uid = "created-" + std::to_string(created_claims_.size());
+    out.metadata.resource_version = "1";
+    return out;
+  }
+  std::function<Result<api::ResourceClaim>(const api::ResourceClaim&)> on_create_claim;
+  std::vector<api::ResourceClaim> CreatedClaims() const {
+    std::lock_guard lock(bind_mu_);
+    return created_claims_;
+  }
+  Ok DeleteResourceClaim(const std::string& ns, const std::string& name) override {
+    std::lock_guard lock(bind_mu_);
+    deleted_claims_.push_back(ns + "/" + name);
+    return {};
+  }
+  std::vector<std::string> DeletedClaims() const {
+    std::lock_guard lock(bind_mu_);
+    return deleted_claims_;
+  }
+  Ok SetPodExtendedResourceClaimStatus(const api::Pod& pod,
+                                       const api::PodExtendedResourceClaimStatus& status) override {
+    std::lock_guard lock(bind_mu_);
+    pod_extended_statuses_.emplace_back(pod.Key(), status);
+    if (on_pod_extended_status) return on_pod_extended_status(pod, status);
+    return {};
+  }
+  std::function<Ok(const api::Pod&, const api::PodExtendedResourceClaimStatus&)>
+      on_pod_extended_status;
+  std::vector<std::pair<std::string, api::PodExtendedResourceClaimStatus>> PodExtendedStatuses()
+      const {
+    std::lock_guard lock(bind_mu_);
+    return pod_extended_statuses_;
+  }
 
   std::vector<std::pair<std::string, api::Labels>> pvc_patches;    // "ns/name", annotations
   std::vector<std::pair<std::string, std::string>> pv_claim_refs;  // PV name, "ns/claim"
@@ -118,6 +159,9 @@ class RecordingWriter : public framework::ApiWriter {
   std::vector<api::ResourceClaim> claim_status_updates_;
   std::vector<api::ResourceClaim> claim_finalizer_updates_;
   std::vector<std::string> reservation_removals_;
+  std::vector<api::ResourceClaim> created_claims_;
+  std::vector<std::string> deleted_claims_;
+  std::vector<std::pair<std::string, api::PodExtendedResourceClaimStatus>> pod_extended_statuses_;
 };
 
 class FakeHandle : public framework::Handle, private framework::SnapshotBuilder {

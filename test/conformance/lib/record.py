@@ -495,8 +495,8 @@ class Recorder:
 
     def extended_claim(self, pod):
         """The devices of the claim upstream's DynamicResources made in PreBind for a pod's
-        DRA-backed extended resources (status.extendedResourceClaimStatus), or None. Kept,
-        not compared: its name comes from generateName (random)."""
+        DRA-backed extended resources (status.extendedResourceClaimStatus), or None. The replay
+        compares its devices, not its name (generateName's suffix is random)."""
         ns, name = pod["metadata"]["namespace"], pod["metadata"]["name"]
         try:
             cur = self.c.get(path_of("Pod", ns, name))

@@ -226,6 +226,31 @@ def compare_pod(rec, i, pod, out, berth_out, divs, pin=None):
     compare_claims(out, mine, b_node, div, pin)
 
 
+def split_claims(mine):
+    """berth simulate's "claims" of a pod entry: (the claims the pod names, the devices of the
+    claim DynamicResources generated for its DRA-backed extended resources or None). The
+    generated claim is told by its name, "<pod>-extended-resources-<suffix>"."""
+    prefix = (mine.get("pod") or "").split("/")[-1] + "-extended-resources-"
+    named, ext = {}, None
+    for k, v in (mine.get("claims") or {}).items():
+        if k.startswith(prefix):
+            ext = v
+        else:
+            named[k] = v
+    return named, ext
+
+
+def compare_devices(out, mine, div, detail=""):
+    """The claims' devices, then (DRAExtendedResource) the generated claim's devices, which the
+    recording keeps as extended_claim (its name is random, the devices are not)."""
+    named, ext = split_claims(mine)
+    if "claims" in out and named != out["claims"]:
+        div("claims", out["claims"], named, detail)
+    up_ext = (out.get("extended_claim") or {}).get("results")
+    if up_ext != ext:
+        div("extended-claim", up_ext, ext, detail)
+
+
 def compare_claims(out, mine, b_node, div, pin=None):
     """The devices upstream allocated (each claim's status.allocation.devices.results) against
     berth simulate's "claims". Compared when berth picked upstream's node: on a given node the
@@ -235,7 +260,7 @@ def compare_claims(out, mine, b_node, div, pin=None):
     Compared per result: request, driver, pool, device. Not compared: shareID (a consumable-
     capacity share gets a random UUID from upstream's GenerateShareID, not deterministic) and
     consumedCapacity / bindingConditions (berth simulate does not print them)."""
-    if "claims" not in out:
+    if "claims" not in out and "extended_claim" not in out:
         return
     if b_node != out["node"]:
         if pin is not None:
@@ -244,10 +269,7 @@ def compare_claims(out, mine, b_node, div, pin=None):
             CLAIMS_SKIPPED.append(1)
         return
     CLAIMS_COMPARED.append(1)
-    up = out["claims"]
-    be = mine.get("claims") or {}
-    if up != be:
-        div("claims", up, be)
+    compare_devices(out, mine, div)
 
 
 def pinned(pod, node):
@@ -314,7 +336,8 @@ def replay(rec, berth, workdir):
                 continue
             CLAIMS_COMPARED.append(1)
             CLAIMS_PINNED.append(1)
-            if (mine.get("claims") or {}) != out["claims"]:
-                divs.append(Divergence(rec["name"], i, pkey, "claims", out["claims"],
-                                       mine.get("claims") or {}, "pinned to upstream's node"))
+
+            def div(cause, up, be, detail, name=rec["name"], index=i, key=pkey):
+                divs.append(Divergence(name, index, key, cause, up, be, detail))
+            compare_devices(out, mine, div, "pinned to upstream's node")
     return count, divs

@@ -83,5 +83,74 @@ TEST(KubeResourceWriterTest, AnswersMapToCodesAndNameTheClaim) {
   EXPECT_EQ(bad.code(), ErrorCode::kInternal);
 }
 
+// DRA-backed extended resources: the claim PreBind creates, its deletion, and the pod status
+// patch naming it.
+TEST(KubeResourceWriterTest, CreatesDeletesAndRecordsTheExtendedResourceClaim) {
+  testing::FakeKubeClient kc;
+  kc.PushResponse("POST", "/apis/resource.k8s.io/v1/namespaces/team-a/resourceclaims", 201,
+                  R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":)"
+                  R"({"name":"p-extended-resources-x7k2q","namespace":"team-a","uid":"u1",)"
+                  R"("resourceVersion":"7"},"spec":{"devices":{"requests":[{"name":)"
+                  R"("container-0-request-0","exactly":{"deviceClassName":"gpu",)"
+                  R"("allocationMode":"ExactCount","count":2}}]}}})");
+  kc.PushResponse("DELETE",
+                  "/apis/resource.k8s.io/v1/namespaces/team-a/resourceclaims/"
+                  "p-extended-resources-x7k2q",
+                  404, R"({"kind":"Status","message":"not found"})");
+  kc.PushResponse("PATCH", "/api/v1/namespaces/team-a/pods/p/status", 200, "{}");
+  KubeApiWriter w(kc);
+  api::ResourceClaim c;
+  c.metadata.namespace_ = "team-a";
+  c.metadata.generate_name = "p-extended-resources-";
+  c.metadata.annotations["resource.kubernetes.io/extended-resource-claim"] = "true";
+  c.metadata.owner_references.push_back({"v1", "Pod", "p", "uid-p", true});
+  api::DeviceRequest r;
+  r.name = "container-0-request-0";
+  r.exactly.emplace();
+  r.exactly->device_class_name = "gpu";
+  r.exactly->count = 2;
+  c.spec.devices.requests.push_back(r);
+  auto created = w.CreateResourceClaim(c);
+  ASSERT_TRUE(created.ok()) << created.error();
+  EXPECT_EQ(created->metadata.name, "p-extended-resources-x7k2q");
+  EXPECT_EQ(created->metadata.uid, "u1");
+  EXPECT_TRUE(w.DeleteResourceClaim("team-a", "p-extended-resources-x7k2q").ok());
+  api::Pod pod;
+  pod.metadata.namespace_ = "team-a";
+  pod.metadata.name = "p";
+  api::PodExtendedResourceClaimStatus st;
+  st.request_mappings.push_back({"c", "example.com/gpu", "container-0-request-0"});
+  st.resource_claim_name = "p-extended-resources-x7k2q";
+  EXPECT_TRUE(w.SetPodExtendedResourceClaimStatus(pod, st).ok());
+  auto reqs = kc.Requests();
+  ASSERT_EQ(reqs.size(), 3u);
+  EXPECT_EQ(reqs[0].request.method, "POST");
+  EXPECT_EQ(reqs[0].request.body,
+            R"({"apiVersion":"resource.k8s.io/v1","kind":"ResourceClaim","metadata":)"
+            R"({"generateName":"p-extended-resources-","namespace":"team-a","annotations":)"
+            R"({"resource.kubernetes.io/extended-resource-claim":"true"},"ownerReferences":)"
+            R"([{"apiVersion":"v1","kind":"Pod","name":"p","uid":"uid-p","controller":true}]},)"
+            R"("spec":{"devices":{"requests":[{"name":"container-0-request-0","exactly":)"
+            R"({"deviceClassName":"gpu","allocationMode":"ExactCount","count":2}}]}}})");
+  EXPECT_EQ(reqs[1].request.method, "DELETE");
+  EXPECT_EQ(reqs[2].request.method, "PATCH");
+  EXPECT_EQ(reqs[2].request.content_type, "application/strategic-merge-patch+json");
+  EXPECT_EQ(reqs[2].request.body,
+            R"({"status":{"extendedResourceClaimStatus":{"requestMappings":[{"containerName":)"
+            R"("c","resourceName":"example.com/gpu","requestName":"container-0-request-0"}],)"
+            R"("resourceClaimName":"p-extended-resources-x7k2q"}}})");
+
+  // A refused create names the claim by its generateName.
+  testing::FakeKubeClient refused;
+  refused.PushResponse("POST", "/apis/resource.k8s.io/v1/namespaces/team-a/resourceclaims", 403,
+                       R"({"kind":"Status","message":"forbidden"})");
+  KubeApiWriter w2(refused);
+  auto err = w2.CreateResourceClaim(c);
+  ASSERT_FALSE(err.ok());
+  EXPECT_EQ(err.code(), ErrorCode::kInvalid);
+  EXPECT_EQ(err.error(),
+            "POST resourceclaims team-a/p-extended-resources-*: HTTP 403: forbidden");
+}
+
 }  // namespace
 }  // namespace berth::writers

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "plugins/dynamic_resources/plugin_impl.h"
+
 #include "scheduler/framework/cycle_state.h"
 #include "scheduler/framework/node_info.h"
 #include "test/testing/builders.h"
@@ -359,6 +361,389 @@ TEST_F(DynamicResourcesTest, ScorePrefersEarlierSubrequests) {
   ASSERT_TRUE(scorer->NormalizeScore(state, *pod, list).IsSuccess());
   EXPECT_EQ(list[0].score, 87);
   EXPECT_EQ(list[1].score, 100);
+}
+
+// ---- DRA-backed extended resources (upstream's extendeddynamicresources_test.go and the
+// extended-resource rows of dynamicresources_test.go) ----
+
+std::shared_ptr<api::DeviceClass> Class(const std::string& name,
+                                        std::optional<std::string> extended = std::nullopt) {
+  auto c = std::make_shared<api::DeviceClass>();
+  c->metadata.name = name;
+  c->spec.extended_resource_name = std::move(extended);
+  return c;
+}
+
+std::vector<std::string> RequestStrings(const std::vector<api::DeviceRequest>& requests) {
+  std::vector<std::string> out;
+  for (const auto& r : requests) {
+    out.push_back(r.name + " " + r.exactly->device_class_name + " " +
+                  std::to_string(r.exactly->count));
+  }
+  return out;
+}
+
+std::vector<std::string> MappingStrings(
+    const std::vector<api::ContainerExtendedResourceRequest>& mappings) {
+  std::vector<std::string> out;
+  for (const auto& m : mappings) {
+    out.push_back(m.container_name + " " + m.resource_name + " " + m.request_name);
+  }
+  return out;
+}
+
+TEST(CreateRequestsAndMappings, UpstreamCases) {
+  api::Store<api::DeviceClass> classes;
+  classes.Upsert(Class("class", "example.com/gpu"));
+  classes.Upsert(Class("class1", "example.com/gpu1"));
+  classes.Upsert(Class("classInit", "example.com/gpuinit"));
+  struct Case {
+    std::string name;
+    api::Pod pod;
+    std::vector<std::string> resources;
+    std::vector<std::string> want_requests;
+    std::vector<std::string> want_mappings;
+  };
+  const api::Pod pod1 =
+      MakePod("p").Req({{"example.com/gpu", "1"}, {"example.com/gpu1", "2"}}).Obj();
+  const api::Pod pod2 =
+      MakePod("p").Req({{"example.com/gpu", "1"}}).Req({{"example.com/gpu1", "2"}}).Obj();
+  const api::Pod init1 =
+      MakePod("p").Req({{"example.com/gpu", "1"}}).InitReq({{"example.com/gpuinit", "2"}}).Obj();
+  const api::Pod init2 = MakePod("p")
+                             .Req({{"example.com/gpu", "1"}})
+                             .InitReq({{"example.com/gpuinit", "1"}})
+                             .InitReq({{"example.com/gpuinit", "2"}})
+                             .Obj();
+  const api::Pod init3 = MakePod("p")
+                             .Req({{"example.com/gpu", "1"}})
+                             .InitReq({{"example.com/gpuinit", "1"}})
+                             .InitReq({{"example.com/gpuinit", "1"}}, /*sidecar=*/true)
+                             .InitReq({{"example.com/gpuinit", "2"}})
+                             .Obj();
+  // An implicit name (deviceclass.resource.kubernetes.io/<class>) and a fraction (no request).
+  const api::Pod implicit = MakePod("p")
+                                .Req({{"deviceclass.resource.kubernetes.io/class1", "1"},
+                                      {"example.com/gpu", "500m"}})
+                                .Obj();
+  const std::vector<Case> cases = {
+      {"nil", pod1, {}, {}, {}},
+      {"one resource match",
+       pod1,
+       {"example.com/gpu"},
+       {"container-0-request-0 class 1"},
+       {"c0 example.com/gpu container-0-request-0"}},
+      {"one resource match, one resource not match",
+       pod1,
+       {"example.com/gpu", "example.com/other"},
+       {"container-0-request-0 class 1"},
+       {"c0 example.com/gpu container-0-request-0"}},
+      {"two resources match",
+       pod1,
+       {"example.com/gpu", "example.com/gpu1"},
+       {"container-0-request-0 class 1", "container-0-request-1 class1 2"},
+       {"c0 example.com/gpu container-0-request-0", "c0 example.com/gpu1 container-0-request-1"}},
+      {"two containers match",
+       pod2,
+       {"example.com/gpu", "example.com/gpu1"},
+       {"container-0-request-0 class 1", "container-1-request-0 class1 2"},
+       {"c0 example.com/gpu container-0-request-0", "c1 example.com/gpu1 container-1-request-0"}},
+      {"one init container, one regular container",
+       init1,
+       {"example.com/gpu", "example.com/gpuinit"},
+       {"container-0-request-0 classInit 2", "container-1-request-0 class 1"},
+       {"c0 example.com/gpu container-1-request-0",
+        "init0 example.com/gpuinit container-0-request-0"}},
+      // The larger init request serves both init containers.
+      {"two init containers, one regular container",
+       init2,
+       {"example.com/gpu", "example.com/gpuinit"},
+       {"container-1-request-0 classInit 2", "container-2-request-0 class 1"},
+       {"c0 example.com/gpu container-2-request-0",
+        "init0 example.com/gpuinit container-1-request-0",
+        "init1 example.com/gpuinit container-1-request-0"}},
+      // The first init container reuses the sidecar's device.
+      {"three init containers, one sidecar, one regular container",
+       init3,
+       {"example.com/gpu", "example.com/gpuinit"},
+       {"container-1-request-0 classInit 1", "container-2-request-0 classInit 2",
+        "container-3-request-0 class 1"},
+       {"c0 example.com/gpu container-3-request-0",
+        "init1 example.com/gpuinit container-1-request-0",
+        "init0 example.com/gpuinit container-1-request-0",
+        "init2 example.com/gpuinit container-2-request-0"}},
+      {"implicit class name, fractional quantity",
+       implicit,
+       {"deviceclass.resource.kubernetes.io/class1", "example.com/gpu"},
+       {"container-0-request-0 class1 1"},
+       {"c0 deviceclass.resource.kubernetes.io/class1 container-0-request-0"}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    std::vector<api::DeviceRequest> requests;
+    std::vector<api::ContainerExtendedResourceRequest> mappings;
+    CreateRequestsAndMappings(c.pod, c.resources, classes, &requests, &mappings);
+    EXPECT_EQ(RequestStrings(requests), c.want_requests);
+    EXPECT_EQ(MappingStrings(mappings), c.want_mappings);
+  }
+}
+
+class ExtendedResourcesTest : public DynamicResourcesTest {
+ protected:
+  ExtendedResourcesTest() {
+    // n1: a gpu through DRA; n2: nothing; n3: the resource from a device plugin.
+    std::vector<framework::NodeInfo> nodes;
+    for (const char* n : {"n1", "n2"}) {
+      nodes.emplace_back(std::make_shared<const api::Node>(MakeNode(n).Obj()));
+    }
+    nodes.emplace_back(std::make_shared<const api::Node>(
+        MakeNode("n3").Capacity({{"example.com/gpu", "1"}}).Obj()));
+    handle_->SetNodes(std::move(nodes));
+    auto cls = std::make_shared<api::DeviceClass>(*objects().device_classes.Get("gpu"));
+    cls->spec.extended_resource_name = "example.com/gpu";
+    objects().device_classes.Upsert(cls);
+    // The API server: a created claim reaches the informer at once.
+    handle_->writer().on_create_claim = [this](const api::ResourceClaim& c) {
+      api::ResourceClaim out = c;
+      out.metadata.name = c.metadata.generate_name + "abcde";
+      out.metadata.uid = "created-uid";
+      out.metadata.resource_version = "1";
+      objects().resource_claims.Upsert(std::make_shared<api::ResourceClaim>(out));
+      return Result<api::ResourceClaim>(out);
+    };
+    handle_->writer().on_claim_status = [](const api::ResourceClaim& c) {
+      api::ResourceClaim stored = c;
+      stored.metadata.resource_version = "2";
+      return Result<api::ResourceClaim>(stored);
+    };
+  }
+
+  framework::PodInfoPtr GpuPod(const std::string& name, const std::string& count = "1") {
+    return MakePod(name).Uid("uid-" + name).Req({{"example.com/gpu", count}}).Info();
+  }
+};
+
+TEST_F(ExtendedResourcesTest, AllocatesThroughAGeneratedClaim) {
+  auto pod = GpuPod("p");
+  framework::CycleState state;
+  ASSERT_TRUE(PreFilter(state, *pod).IsSuccess());
+  EXPECT_TRUE(Filter(state, *pod, "n1").IsSuccess());
+  Status n2 = Filter(state, *pod, "n2");
+  EXPECT_EQ(n2.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(n2.Message(), "cannot allocate all claims");
+  // The device plugin serves it on n3: nothing for DRA to do there.
+  EXPECT_TRUE(Filter(state, *pod, "n3").IsSuccess());
+
+  ASSERT_TRUE(As<framework::ReservePlugin>()->Reserve(state, *pod, "n1").IsSuccess());
+  // In flight: another pod finds no gpu on n1.
+  auto other = GpuPod("q");
+  framework::CycleState s2;
+  ASSERT_TRUE(PreFilter(s2, *other).IsSuccess());
+  EXPECT_EQ(Filter(s2, *other, "n1").Message(), "cannot allocate all claims");
+
+  ASSERT_TRUE(As<framework::PreBindPlugin>()->PreBind(state, *pod, "n1").IsSuccess());
+  auto created = handle_->writer().CreatedClaims();
+  ASSERT_EQ(created.size(), 1u);
+  const api::ResourceClaim& c = created[0];
+  EXPECT_EQ(c.metadata.name, "");
+  EXPECT_EQ(c.metadata.uid, "");
+  EXPECT_EQ(c.metadata.generate_name, "p-extended-resources-");
+  EXPECT_EQ(c.metadata.namespace_, "default");
+  EXPECT_EQ(c.metadata.annotations.at("resource.kubernetes.io/extended-resource-claim"), "true");
+  ASSERT_EQ(c.metadata.owner_references.size(), 1u);
+  EXPECT_EQ(c.metadata.owner_references[0].kind, "Pod");
+  EXPECT_EQ(c.metadata.owner_references[0].name, "p");
+  EXPECT_EQ(c.metadata.owner_references[0].uid, "uid-p");
+  EXPECT_TRUE(c.metadata.owner_references[0].controller);
+  EXPECT_FALSE(c.status.allocation.has_value());
+  EXPECT_EQ(RequestStrings(c.spec.devices.requests),
+            (std::vector<std::string>{"container-0-request-0 gpu 1"}));
+
+  auto finalizers = handle_->writer().ClaimFinalizerUpdates();
+  ASSERT_EQ(finalizers.size(), 1u);
+  EXPECT_EQ(finalizers[0].metadata.name, "p-extended-resources-abcde");
+  auto updates = handle_->writer().ClaimStatusUpdates();
+  ASSERT_EQ(updates.size(), 1u);
+  EXPECT_EQ(updates[0].metadata.name, "p-extended-resources-abcde");
+  ASSERT_TRUE(updates[0].status.allocation.has_value());
+  ASSERT_EQ(updates[0].status.allocation->devices.results.size(), 1u);
+  EXPECT_EQ(updates[0].status.allocation->devices.results[0].device, "gpu-0");
+  EXPECT_EQ(updates[0].status.allocation->devices.results[0].request, "container-0-request-0");
+  ASSERT_EQ(updates[0].status.reserved_for.size(), 1u);
+  EXPECT_EQ(updates[0].status.reserved_for[0].uid, "uid-p");
+
+  auto statuses = handle_->writer().PodExtendedStatuses();
+  ASSERT_EQ(statuses.size(), 1u);
+  EXPECT_EQ(statuses[0].first, "default/p");
+  EXPECT_EQ(statuses[0].second.resource_claim_name, "p-extended-resources-abcde");
+  EXPECT_EQ(MappingStrings(statuses[0].second.request_mappings),
+            (std::vector<std::string>{"c0 example.com/gpu container-0-request-0"}));
+}
+
+TEST_F(ExtendedResourcesTest, DevicePluginNodeNeedsNoClaim) {
+  auto pod = GpuPod("p");
+  framework::CycleState state;
+  ASSERT_TRUE(PreFilter(state, *pod).IsSuccess());
+  EXPECT_TRUE(Filter(state, *pod, "n3").IsSuccess());
+  EXPECT_TRUE(As<framework::ReservePlugin>()->Reserve(state, *pod, "n3").IsSuccess());
+  EXPECT_TRUE(As<framework::PreBindPlugin>()->PreBind(state, *pod, "n3").IsSuccess());
+  EXPECT_TRUE(handle_->writer().CreatedClaims().empty());
+  EXPECT_TRUE(handle_->writer().ClaimStatusUpdates().empty());
+  EXPECT_TRUE(handle_->writer().PodExtendedStatuses().empty());
+}
+
+TEST_F(ExtendedResourcesTest, PodsWithoutMappedResourcesAreSkipped) {
+  framework::CycleState state;
+  EXPECT_EQ(PreFilter(state, *MakePod("p").Req({{"example.com/other", "1"}}).Info()).code(),
+            Code::kSkip);
+  // A zero request does not count.
+  framework::CycleState s2;
+  EXPECT_EQ(PreFilter(s2, *GpuPod("z", "0")).code(), Code::kSkip);
+}
+
+TEST_F(ExtendedResourcesTest, AnUnservedResourceDoesNotFit) {
+  auto pod = MakePod("p").Req({{"example.com/gpu", "1"}, {"example.com/other", "1"}}).Info();
+  framework::CycleState state;
+  ASSERT_TRUE(PreFilter(state, *pod).IsSuccess());
+  Status s = Filter(state, *pod, "n1");
+  EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(s.Message(), "cannot fit resource");
+}
+
+TEST_F(ExtendedResourcesTest, TheImplicitClassNameWorksToo) {
+  auto pod = MakePod("p").Uid("uid-p").Req({{"deviceclass.resource.kubernetes.io/gpu", "1"}}).Info();
+  framework::CycleState state;
+  ASSERT_TRUE(PreFilter(state, *pod).IsSuccess());
+  EXPECT_TRUE(Filter(state, *pod, "n1").IsSuccess());
+  EXPECT_EQ(Filter(state, *pod, "n2").Message(), "cannot allocate all claims");
+}
+
+// A claim an earlier cycle created (PreBind, then binding failed) is deleted in PostFilter, and
+// the next attempt starts anew.
+TEST_F(ExtendedResourcesTest, AClaimOfAnEarlierCycleIsDeleted) {
+  auto stale = std::make_shared<api::ResourceClaim>();
+  stale->metadata.namespace_ = "default";
+  stale->metadata.name = "p-extended-resources-xyz12";
+  stale->metadata.uid = "stale-uid";
+  stale->metadata.resource_version = "5";
+  stale->metadata.annotations["resource.kubernetes.io/extended-resource-claim"] = "true";
+  stale->metadata.owner_references.push_back({"v1", "Pod", "p", "uid-p", true});
+  stale->finalizers.push_back("resource.kubernetes.io/delete-protection");
+  api::DeviceRequest r;
+  r.name = "container-0-request-0";
+  r.exactly.emplace();
+  r.exactly->device_class_name = "gpu";
+  stale->spec.devices.requests.push_back(r);
+  objects().resource_claims.Upsert(stale);
+
+  auto pod = GpuPod("p");
+  framework::CycleState state;
+  ASSERT_TRUE(PreFilter(state, *pod).IsSuccess());
+  Status s = Filter(state, *pod, "n1");
+  EXPECT_EQ(s.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(s.Message(), "cannot schedule extended resource claim");
+  framework::NodeToStatus statuses;
+  framework::PostFilterResult pf;
+  Status post = As<framework::PostFilterPlugin>()->PostFilter(state, *pod, statuses, &pf);
+  EXPECT_EQ(post.code(), Code::kUnschedulable);
+  EXPECT_EQ(post.Message(), "deletion of ResourceClaim completed");
+  auto finalizers = handle_->writer().ClaimFinalizerUpdates();
+  ASSERT_EQ(finalizers.size(), 1u);
+  EXPECT_TRUE(finalizers[0].finalizers.empty());
+  EXPECT_EQ(handle_->writer().DeletedClaims(),
+            (std::vector<std::string>{"default/p-extended-resources-xyz12"}));
+}
+
+// Unreserve after PreBind created the claim (a later PreBind plugin failed): the claim is deleted
+// and its devices are free again.
+TEST_F(ExtendedResourcesTest, UnreserveDeletesTheCreatedClaim) {
+  auto pod = GpuPod("p");
+  framework::CycleState state;
+  ASSERT_TRUE(PreFilter(state, *pod).IsSuccess());
+  ASSERT_TRUE(Filter(state, *pod, "n1").IsSuccess());
+  ASSERT_TRUE(As<framework::ReservePlugin>()->Reserve(state, *pod, "n1").IsSuccess());
+  ASSERT_TRUE(As<framework::PreBindPlugin>()->PreBind(state, *pod, "n1").IsSuccess());
+  As<framework::ReservePlugin>()->Unreserve(state, *pod, "n1");
+  EXPECT_EQ(handle_->writer().DeletedClaims(),
+            (std::vector<std::string>{"default/p-extended-resources-abcde"}));
+}
+
+TEST_F(ExtendedResourcesTest, UnreserveBeforePreBindReleasesTheDevice) {
+  auto pod = GpuPod("p");
+  framework::CycleState state;
+  ASSERT_TRUE(PreFilter(state, *pod).IsSuccess());
+  ASSERT_TRUE(Filter(state, *pod, "n1").IsSuccess());
+  ASSERT_TRUE(As<framework::ReservePlugin>()->Reserve(state, *pod, "n1").IsSuccess());
+  As<framework::ReservePlugin>()->Unreserve(state, *pod, "n1");
+  EXPECT_TRUE(handle_->writer().DeletedClaims().empty());
+  auto other = GpuPod("q");
+  framework::CycleState s2;
+  ASSERT_TRUE(PreFilter(s2, *other).IsSuccess());
+  EXPECT_TRUE(Filter(s2, *other, "n1").IsSuccess());
+}
+
+// upstream's "extended-resource-one-device-plugin-one-dra": the node advertises one resource
+// (device plugin) and DRA serves the other; the claim asks only for the latter.
+TEST_F(ExtendedResourcesTest, OneResourceByDevicePluginOneByDRA) {
+  std::vector<framework::NodeInfo> nodes;
+  nodes.emplace_back(std::make_shared<const api::Node>(
+      MakeNode("n1").Capacity({{"example.com/gpu", "1"}}).Obj()));
+  handle_->SetNodes(std::move(nodes));
+  auto gpu2 = Class("gpu2", "example.com/gpu2");
+  gpu2->spec.selectors.push_back(api::DeviceSelector{"device.driver == \"gpu.example.com\""});
+  objects().device_classes.Upsert(gpu2);
+  auto pod = MakePod("p").Uid("uid-p")
+                 .Req({{"example.com/gpu", "1"}, {"example.com/gpu2", "1"}})
+                 .Info();
+  framework::CycleState state;
+  ASSERT_TRUE(PreFilter(state, *pod).IsSuccess());
+  ASSERT_TRUE(Filter(state, *pod, "n1").IsSuccess());
+  ASSERT_TRUE(As<framework::ReservePlugin>()->Reserve(state, *pod, "n1").IsSuccess());
+  ASSERT_TRUE(As<framework::PreBindPlugin>()->PreBind(state, *pod, "n1").IsSuccess());
+  auto created = handle_->writer().CreatedClaims();
+  ASSERT_EQ(created.size(), 1u);
+  EXPECT_EQ(RequestStrings(created[0].spec.devices.requests),
+            (std::vector<std::string>{"container-0-request-1 gpu2 1"}));
+  auto statuses = handle_->writer().PodExtendedStatuses();
+  ASSERT_EQ(statuses.size(), 1u);
+  EXPECT_EQ(MappingStrings(statuses[0].second.request_mappings),
+            (std::vector<std::string>{"c0 example.com/gpu2 container-0-request-1"}));
+}
+
+// upstream's "extended-resource-name-with-resources-fail-patch": the pod status patch fails,
+// PreBind fails, and Unreserve deletes the claim PreBind created.
+TEST_F(ExtendedResourcesTest, AFailedPodStatusPatchFailsPreBind) {
+  handle_->writer().on_pod_extended_status = [](const api::Pod&,
+                                                const api::PodExtendedResourceClaimStatus&) {
+    return Ok(Error{"patch error", ErrorCode::kInvalid});
+  };
+  auto pod = GpuPod("p");
+  framework::CycleState state;
+  ASSERT_TRUE(PreFilter(state, *pod).IsSuccess());
+  ASSERT_TRUE(Filter(state, *pod, "n1").IsSuccess());
+  ASSERT_TRUE(As<framework::ReservePlugin>()->Reserve(state, *pod, "n1").IsSuccess());
+  Status s = As<framework::PreBindPlugin>()->PreBind(state, *pod, "n1");
+  EXPECT_EQ(s.code(), Code::kError);
+  EXPECT_EQ(s.Message(), "update pod default/p ExtendedResourceClaimStatus: patch error");
+  As<framework::ReservePlugin>()->Unreserve(state, *pod, "n1");
+  EXPECT_EQ(handle_->writer().DeletedClaims(),
+            (std::vector<std::string>{"default/p-extended-resources-abcde"}));
+}
+
+// A node advertising the resource with zero allocatable gets it through DRA (upstream's
+// "extended-resource-name-with-zero-allocatable").
+TEST_F(ExtendedResourcesTest, ZeroAllocatableIsServedByDRA) {
+  std::vector<framework::NodeInfo> nodes;
+  nodes.emplace_back(std::make_shared<const api::Node>(
+      MakeNode("n1").Capacity({{"example.com/gpu", "0"}}).Obj()));
+  handle_->SetNodes(std::move(nodes));
+  auto pod = GpuPod("p");
+  framework::CycleState state;
+  ASSERT_TRUE(PreFilter(state, *pod).IsSuccess());
+  ASSERT_TRUE(Filter(state, *pod, "n1").IsSuccess());
+  ASSERT_TRUE(As<framework::ReservePlugin>()->Reserve(state, *pod, "n1").IsSuccess());
+  ASSERT_TRUE(As<framework::PreBindPlugin>()->PreBind(state, *pod, "n1").IsSuccess());
+  EXPECT_EQ(handle_->writer().CreatedClaims().size(), 1u);
 }
 
 }  // namespace

@@ -850,5 +850,103 @@ TEST(NodeResourcesFit, EventsAndHints) {
   EXPECT_EQ(node_hint(pod, &large, &large), QueueingHint::kQueueSkip);
 }
 
+// ---- DRA-backed extended resources (fit_test.go's DRA rows): a resource a DeviceClass serves
+// is left to DynamicResources on a node that does not advertise it ----
+
+TEST(NodeResourcesFitFilter, DRABackedExtendedResources) {
+  testing::FakeHandle handle;
+  auto cls = std::make_shared<api::DeviceClass>();
+  cls->metadata.name = "gpu.example.com";
+  cls->spec.extended_resource_name = "example.com/gpu";
+  handle.mutable_objects().device_classes.Upsert(cls);
+  framework::PluginContext ctx;
+  ctx.handle = &handle;
+  auto p = New(ctx);
+  ASSERT_TRUE(p.ok()) << p.error();
+  framework::PluginContext no_handle;
+  auto without = New(no_handle);
+  ASSERT_TRUE(without.ok());
+
+  auto run = [](framework::Plugin& plugin, const framework::PodInfo& pod,
+                const framework::NodeInfo& node) {
+    framework::CycleState state;
+    framework::PreFilterResult result;
+    EXPECT_TRUE(dynamic_cast<framework::PreFilterPlugin&>(plugin)
+                    .PreFilter(state, pod, {&node}, &result)
+                    .IsSuccess());
+    return dynamic_cast<framework::FilterPlugin&>(plugin).Filter(state, pod, node);
+  };
+  const framework::NodeInfo plain = MakeNode("n").Capacity({{"cpu", "4"}, {"pods", "10"}}).Info();
+  const framework::NodeInfo plugin_node =
+      MakeNode("d").Capacity({{"cpu", "4"}, {"pods", "10"}, {"example.com/gpu", "1"}}).Info();
+  auto one = MakePod("p").Req({{"example.com/gpu", "1"}}).Info();
+  auto two = MakePod("p").Req({{"example.com/gpu", "2"}}).Info();
+  auto implicit = MakePod("p").Req({{"deviceclass.resource.kubernetes.io/gpu.example.com", "3"}})
+                      .Info();
+  auto unserved = MakePod("p").Req({{"example.com/other", "1"}}).Info();
+
+  // Not advertised, served by the class: DynamicResources decides.
+  EXPECT_TRUE(run(**p, *one, plain).IsSuccess());
+  EXPECT_TRUE(run(**p, *two, plain).IsSuccess());
+  EXPECT_TRUE(run(**p, *implicit, plain).IsSuccess());
+  // Advertised (device plugin): counted here as any extended resource.
+  EXPECT_TRUE(run(**p, *one, plugin_node).IsSuccess());
+  auto st = run(**p, *two, plugin_node);
+  EXPECT_EQ(st.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(st.reasons(), (std::vector<std::string>{"Insufficient example.com/gpu"}));
+  // Advertised with allocatable 0 (a device plugin that went away): DynamicResources decides.
+  const framework::NodeInfo zero =
+      MakeNode("z").Capacity({{"cpu", "4"}, {"pods", "10"}, {"example.com/gpu", "0"}}).Info();
+  EXPECT_TRUE(run(**p, *one, zero).IsSuccess());
+  // No class serves it.
+  st = run(**p, *unserved, plain);
+  EXPECT_EQ(st.reasons(), (std::vector<std::string>{"Insufficient example.com/other"}));
+  // Without a framework handle (no DRA manager) nothing is delegated.
+  st = run(**without, *one, plain);
+  EXPECT_EQ(st.reasons(), (std::vector<std::string>{"Insufficient example.com/gpu"}));
+}
+
+TEST(NodeResourcesFit, DRAExtendedResourceEventsAndHints) {
+  testing::FakeHandle handle;
+  auto cls = std::make_shared<api::DeviceClass>();
+  cls->metadata.name = "gpu.example.com";
+  cls->spec.extended_resource_name = "example.com/gpu";
+  handle.mutable_objects().device_classes.Upsert(cls);
+  framework::PluginContext ctx;
+  ctx.handle = &handle;
+  auto p = New(ctx);
+  ASSERT_TRUE(p.ok());
+  auto events = dynamic_cast<framework::EnqueueExtensions&>(**p).EventsToRegister();
+  ASSERT_EQ(events.size(), 3u);
+  EXPECT_EQ(events[2].event.resource, framework::EventResource::kDeviceClass);
+  EXPECT_EQ(events[2].event.action_type, framework::action::kAdd | framework::action::kUpdate);
+  using framework::QueueingHint;
+  const api::Pod pod = MakePod("p").Req({{"example.com/gpu", "1"}}).Obj();
+  const api::Pod implicit_pod =
+      MakePod("p").Req({{"deviceclass.resource.kubernetes.io/other", "1"}}).Obj();
+
+  // Node events: a node without the resource fits (DynamicResources decides), so adding one
+  // queues the pod.
+  const auto& node_hint = events[1].hint;
+  const api::Node plain = MakeNode("n").Capacity({{"cpu", "1"}, {"pods", "10"}}).Obj();
+  EXPECT_EQ(node_hint(pod, std::monostate{}, &plain), QueueingHint::kQueue);
+  EXPECT_EQ(node_hint(pod, &plain, &plain), QueueingHint::kQueue);
+
+  // DeviceClass events (upstream's isSchedulableAfterDeviceClassEvent).
+  const auto& class_hint = events[2].hint;
+  api::DeviceClass added;
+  added.metadata.name = "x";
+  added.spec.extended_resource_name = "example.com/gpu";
+  EXPECT_EQ(class_hint(pod, std::monostate{}, &added), QueueingHint::kQueue);
+  api::DeviceClass unrelated;
+  unrelated.metadata.name = "other";
+  EXPECT_EQ(class_hint(pod, std::monostate{}, &unrelated), QueueingHint::kQueueSkip);
+  EXPECT_EQ(class_hint(implicit_pod, std::monostate{}, &unrelated), QueueingHint::kQueue);
+  // An update that keeps the name changes nothing; one that sets it to the pod's resource queues.
+  EXPECT_EQ(class_hint(pod, &added, &added), QueueingHint::kQueueSkip);
+  EXPECT_EQ(class_hint(pod, &unrelated, &added), QueueingHint::kQueue);
+  EXPECT_EQ(class_hint(implicit_pod, &unrelated, &unrelated), QueueingHint::kQueueSkip);
+}
+
 }  // namespace
 }  // namespace berth::plugins::node_resources_fit

@@ -123,6 +123,57 @@ class SimWriter final : public framework::ApiWriter {
     if (!stored.ok()) return stored.status();
     return {};
   }
+  // DRA-backed extended resources: the claim PreBind creates gets its name from generateName
+  // (a deterministic suffix here), a uid and resourceVersion "1"; delivered as an Add event.
+  Result<api::ResourceClaim> CreateResourceClaim(const api::ResourceClaim& claim) override {
+    std::lock_guard lock(mu_);
+    api::ResourceClaim created = claim;
+    if (created.metadata.name.empty()) {
+      if (created.metadata.generate_name.empty()) {
+        return Error{"ResourceClaim: metadata.name or metadata.generateName is required",
+                     ErrorCode::kInvalid};
+      }
+      // Like the API server's five characters from "bcdfghjklmnpqrstvwxz2456789".
+      static constexpr char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";
+      uint64_t n = ++created_;
+      std::string suffix;
+      for (int i = 0; i < 5; ++i, n /= 27) suffix += kAlphabet[n % 27];
+      created.metadata.name = created.metadata.generate_name + suffix;
+    }
+    if (claims_->Get(created.metadata.namespace_, created.metadata.name)) {
+      return Error{"resourceclaims \"" + created.metadata.name + "\" already exists",
+                   ErrorCode::kConflict};
+    }
+    created.metadata.uid = "simulated-claim-" + std::to_string(++created_);
+    created.metadata.resource_version = "1";
+    auto stored = std::make_shared<const api::ResourceClaim>(created);
+    claims_->Upsert(stored);
+    claim_updates_.emplace_back(nullptr, stored);
+    return created;
+  }
+  Ok DeleteResourceClaim(const std::string& ns, const std::string& name) override {
+    std::lock_guard lock(mu_);
+    auto current = claims_->Get(ns, name);
+    if (current == nullptr) return {};
+    claims_->Remove(ns + "/" + name);
+    claim_updates_.emplace_back(current, nullptr);
+    return {};
+  }
+  // Kept until the pod's binding is delivered, which then carries it.
+  Ok SetPodExtendedResourceClaimStatus(const api::Pod& pod,
+                                       const api::PodExtendedResourceClaimStatus& status) override {
+    std::lock_guard lock(mu_);
+    pod_extended_status_[pod.metadata.uid] = status;
+    return {};
+  }
+  std::optional<api::PodExtendedResourceClaimStatus> TakePodExtendedStatus(const std::string& uid) {
+    std::lock_guard lock(mu_);
+    auto it = pod_extended_status_.find(uid);
+    if (it == pod_extended_status_.end()) return std::nullopt;
+    auto out = std::move(it->second);
+    pod_extended_status_.erase(it);
+    return out;
+  }
   using ClaimUpdate = std::pair<std::shared_ptr<const api::ResourceClaim>,
                                 std::shared_ptr<const api::ResourceClaim>>;  // old, new
   // The stored claim `claim` names; with `check_version`, its resourceVersion must be the one
@@ -216,7 +267,9 @@ class SimWriter final : public framework::ApiWriter {
   InstantVolumes* volumes_;                 // not owned
   api::Store<api::ResourceClaim>* claims_;  // not owned
   std::mutex mu_;                           // guards everything below
-  std::vector<ClaimUpdate> claim_updates_;
+  std::vector<ClaimUpdate> claim_updates_;  // old null: created; new null: deleted
+  uint64_t created_ = 0;                    // claims created (their names and uids)
+  std::map<std::string, api::PodExtendedResourceClaimStatus> pod_extended_status_;  // by uid
   std::vector<std::pair<api::Pod, std::string>> bound_;
   std::vector<std::pair<api::Pod, std::string>> nominations_;
   std::vector<api::Pod> deletions_;
@@ -236,15 +289,28 @@ framework::TimePoint StartTime(const ClusterFile& c) {
 }
 
 // The devices allocated to a scheduled pod's claims: {"<claim>": [{request, driver, pool,
-// device}, ...]}; null when the pod names no claims.
+// device}, ...]}, the claim generated for its DRA-backed extended resources included; null when
+// the pod has neither.
 api::Value ClaimsJson(const api::Pod& pod, const api::ClusterObjects& objects) {
-  if (pod.spec.resource_claims.empty()) return api::Value();
-  api::Value out = api::Value::MakeObject();
+  // Written by PreBind: the pod object as bound has it.
+  std::optional<api::PodExtendedResourceClaimStatus> ext;
+  if (auto cur = objects.pods.Get(pod.metadata.namespace_, pod.metadata.name);
+      cur && cur->metadata.uid == pod.metadata.uid) {
+    ext = cur->status.extended_resource_claim_status;
+  }
+  if (pod.spec.resource_claims.empty() && !ext) return api::Value();
+  std::vector<std::string> names;
   for (const auto& pc : pod.spec.resource_claims) {
     std::string name = pc.resource_claim_name;
     for (const auto& s : pod.status.resource_claim_statuses) {
       if (s.name == pc.name && s.resource_claim_name) name = *s.resource_claim_name;
     }
+    names.push_back(std::move(name));
+  }
+  // The claim DynamicResources generated for DRA-backed extended resources.
+  if (ext) names.push_back(ext->resource_claim_name);
+  api::Value out = api::Value::MakeObject();
+  for (const auto& name : names) {
     auto claim = objects.resource_claims.Get(pod.metadata.namespace_, name);
     if (!claim || !claim->status.allocation) continue;
     api::Value devices = api::Value::MakeArray();
@@ -502,10 +568,20 @@ class Simulation {
   // ResourceClaim status updates (DynamicResources' writes), as the informer would report them.
   void DeliverResourceClaimUpdates() {
     for (const auto& [old_claim, new_claim] : writer_.TakeClaimUpdates()) {
+      framework::EventObject old_obj = std::monostate{};
+      framework::EventObject new_obj = std::monostate{};
+      if (old_claim) old_obj = old_claim.get();
+      if (new_claim) new_obj = new_claim.get();
+      const bool added = old_claim == nullptr, deleted = new_claim == nullptr;
       sched_->OnClusterEvent(
           framework::ClusterEvent{framework::EventResource::kResourceClaim,
-                                  framework::action::kUpdate, "ResourceClaimUpdate"},
-          old_claim.get(), new_claim.get());
+                                  added     ? framework::action::kAdd
+                                  : deleted ? framework::action::kDelete
+                                            : framework::action::kUpdate,
+                                  added     ? "ResourceClaimAdd"
+                                  : deleted ? "ResourceClaimDelete"
+                                            : "ResourceClaimUpdate"},
+          old_obj, new_obj);
     }
   }
 
@@ -535,6 +611,10 @@ class Simulation {
       auto old_pod = objects_.pods.Get(pod.metadata.namespace_, pod.metadata.name);
       auto bound = std::make_shared<api::Pod>(old_pod ? *old_pod : pod);
       bound->spec.node_name = node;
+      // DynamicResources' PreBind wrote it before the binding.
+      if (auto ext = writer_.TakePodExtendedStatus(pod.metadata.uid)) {
+        bound->status.extended_resource_claim_status = std::move(*ext);
+      }
       objects_.pods.Upsert(bound);
       sched_->UpdatePod(old_pod ? *old_pod : pod, bound);
     }

@@ -241,6 +241,52 @@ spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.c
   EXPECT_EQ(Str(gpu->AsArray()[0], "request"), "gpu");
 }
 
+// DRA-backed extended resources: berth simulate answers for the API server when PreBind creates
+// the pod's claim, and lists its devices under "claims"; a node advertising the resource serves
+// it without a claim.
+TEST_F(SimulateTest, ExtendedResourceClaimsAreCreatedAndListed) {
+  const std::string dra = R"(---
+apiVersion: resource.k8s.io/v1
+kind: DeviceClass
+metadata: {name: gpu.example.com}
+spec:
+  extendedResourceName: example.com/gpu
+---
+apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: n1-gpus}
+spec:
+  driver: gpu.example.com
+  nodeName: n1
+  pool: {name: n1, generation: 1, resourceSliceCount: 1}
+  devices: [{name: gpu-0}, {name: gpu-1}]
+)";
+  auto gpu_pod = [](const std::string& name, const std::string& count) {
+    return "---\napiVersion: v1\nkind: Pod\nmetadata: {name: " + name +
+           ", namespace: ns}\nspec:\n  schedulerName: berth-scheduler\n"
+           "  containers: [{name: c, resources: {requests: {example.com/gpu: \"" +
+           count + "\"}}}]\n";
+  };
+  EXPECT_EQ(registry_.Reads("NodeResourcesFit"), (std::vector<std::string>{"DeviceClass"}));
+  auto pods = Run(Node("n1", "2") + dra + gpu_pod("two", "2") + gpu_pod("one", "1"));
+  ASSERT_EQ(pods.size(), 2u);
+  EXPECT_EQ(Str(pods[0], "node"), "n1");
+  const api::Value* claims = pods[0].Find("claims");
+  ASSERT_NE(claims, nullptr) << json_;
+  ASSERT_EQ(claims->AsObject().size(), 1u) << json_;
+  const auto& [name, devices] = *claims->AsObject().begin();
+  EXPECT_TRUE(name.starts_with("two-extended-resources-")) << name;
+  ASSERT_EQ(devices.AsArray().size(), 2u);
+  EXPECT_EQ(Str(devices.AsArray()[0], "request"), "container-0-request-0");
+  EXPECT_EQ(Str(devices.AsArray()[0], "device"), "gpu-0");
+  EXPECT_EQ(Str(devices.AsArray()[1], "device"), "gpu-1");
+  // Both devices are taken: the second pod fits nowhere.
+  EXPECT_EQ(Str(pods[1], "status"), "Unschedulable");
+  EXPECT_EQ(Str(pods[1], "message"),
+            "0/1 nodes are available: 1 cannot allocate all claims. preemption: 0/1 nodes are "
+            "available: 1 Preemption is not helpful for scheduling.");
+}
+
 TEST_F(SimulateTest, NoNodesAtAll) {
   auto pods = Run(Pod("p", "1"));
   ASSERT_EQ(pods.size(), 1u);
