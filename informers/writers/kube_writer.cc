@@ -149,40 +149,68 @@ framework::Status KubeApiWriter::DeletePod(const api::Pod& pod) {
                                   std::to_string(resp->status) + "): " + msg);
 }
 
-void KubeApiWriter::RecordPreemptedEvent(const api::Pod& victim, const api::Pod& preemptor,
-                                         const std::string& node) {
+namespace {
+
+// An events.k8s.io/v1 event on `regarding` (and `related`, when given) from `controller`.
+Value PodEvent(const api::Pod& regarding, const api::Pod* related, const std::string& controller,
+               const std::string& instance, uint64_t seq, const std::string& type,
+               const std::string& reason, const std::string& action, const std::string& note) {
   const auto now = std::chrono::system_clock::now();
   const int64_t micros =
       std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count();
   char suffix[40];
   std::snprintf(suffix, sizeof(suffix), ".%llx%llx", static_cast<unsigned long long>(micros),
-                static_cast<unsigned long long>(event_seq_.fetch_add(1) & 0xff));
+                static_cast<unsigned long long>(seq & 0xff));
   Value meta = Value::MakeObject();
-  meta.Set("name", Str(victim.metadata.name + suffix));
-  meta.Set("namespace", Str(victim.metadata.namespace_));
+  meta.Set("name", Str(regarding.metadata.name + suffix));
+  meta.Set("namespace", Str(regarding.metadata.namespace_));
   Value ev = Value::MakeObject();
   ev.Set("apiVersion", Str("events.k8s.io/v1"));
   ev.Set("kind", Str("Event"));
   ev.Set("metadata", std::move(meta));
   ev.Set("eventTime", Str(api::FormatTime(api::Time{micros})));
-  ev.Set("reportingController", Str(preemptor.spec.scheduler_name));
-  ev.Set("reportingInstance", Str(instance_));
-  ev.Set("action", Str("Preempting"));
-  ev.Set("reason", Str("Preempted"));
-  ev.Set("type", Str("Normal"));
-  // Upstream's note: "Preempted by pod <uid> on node <node>".
-  ev.Set("note", Str("Preempted by pod " + preemptor.metadata.uid + " on node " + node));
-  ev.Set("regarding", PodReference(victim));
-  ev.Set("related", PodReference(preemptor));
+  ev.Set("reportingController", Str(controller));
+  ev.Set("reportingInstance", Str(instance));
+  ev.Set("action", Str(action));
+  ev.Set("reason", Str(reason));
+  ev.Set("type", Str(type));
+  ev.Set("note", Str(note));
+  ev.Set("regarding", PodReference(regarding));
+  if (related != nullptr) ev.Set("related", PodReference(*related));
+  return ev;
+}
+
+}  // namespace
+
+void KubeApiWriter::PostEvent(const api::Pod& pod, const Value& ev, const std::string& reason) {
   client::Request req;
   req.method = "POST";
-  req.path = "/apis/events.k8s.io/v1/namespaces/" + victim.metadata.namespace_ + "/events";
+  req.path = "/apis/events.k8s.io/v1/namespaces/" + pod.metadata.namespace_ + "/events";
   req.body = api::json::ToJson(ev);
   auto r = client_.Do(req);
   if (!r.ok() || r->status >= 300) {
-    BERTH_LOG(1) << "writing Preempted event for " << victim.Key()
+    BERTH_LOG(1) << "writing " << reason << " event for " << pod.Key()
                  << " failed: " << (r.ok() ? "HTTP " + std::to_string(r->status) : r.error());
   }
+}
+
+void KubeApiWriter::RecordPreemptedEvent(const api::Pod& victim, const api::Pod& preemptor,
+                                         const std::string& node) {
+  // Upstream's note: "Preempted by pod <uid> on node <node>".
+  PostEvent(victim,
+            PodEvent(victim, &preemptor, preemptor.spec.scheduler_name, instance_,
+                     event_seq_.fetch_add(1), "Normal", "Preempted", "Preempting",
+                     "Preempted by pod " + preemptor.metadata.uid + " on node " + node),
+            "Preempted");
+}
+
+void KubeApiWriter::RecordPodEvent(const api::Pod& pod, const std::string& type,
+                                   const std::string& reason, const std::string& action,
+                                   const std::string& note) {
+  PostEvent(pod,
+            PodEvent(pod, nullptr, pod.spec.scheduler_name, instance_, event_seq_.fetch_add(1),
+                     type, reason, action, note),
+            reason);
 }
 
 KubeOutcomeSink::KubeOutcomeSink(client::KubeClient& client, const framework::Clock& clock,

@@ -56,6 +56,9 @@ class KubeApiWriter final : public framework::ApiWriter {
   framework::Status DeletePod(const api::Pod& pod) override;
   void RecordPreemptedEvent(const api::Pod& victim, const api::Pod& preemptor,
                             const std::string& node) override;
+  // RecordPodEvent: the same POST for any event on a pod; failures are logged.
+  void RecordPodEvent(const api::Pod& pod, const std::string& type, const std::string& reason,
+                      const std::string& action, const std::string& note) override;
   // Dynamic resource allocation (kube_resource_writer.cc): PUT
   // /apis/resource.k8s.io/v1/namespaces/{ns}/resourceclaims/{name}/status with the body of
   // api::EncodeResourceClaimStatusUpdate (metadata.resourceVersion and uid as preconditions).
@@ -80,6 +83,9 @@ class KubeApiWriter final : public framework::ApiWriter {
   void set_reporting_instance(std::string instance) { instance_ = std::move(instance); }
 
  private:
+  // POSTs an event built for `pod`; a failure is logged naming `reason`.
+  void PostEvent(const api::Pod& pod, const api::Value& event, const std::string& reason);
+
   client::KubeClient& client_;
   std::string instance_ = "berth-scheduler";
   std::atomic<uint64_t> event_seq_{0};

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "base/strings.h"
 #include "plugins/dynamic_resources/plugin_impl.h"
 #include "plugins/dynamic_resources/pod_claims.h"
 
@@ -207,17 +208,95 @@ Status DynamicResources::PreBind(framework::CycleState& state, const framework::
     if (data->infos[i].allocation) written_allocations.push_back(in_flight_uid);
     data->claims[i] = std::move(*claim);
   }
-  // Device binding conditions (beta, on upstream) make upstream wait here for the driver.
-  for (const auto& claim : data->claims) {
-    if (claim->status.allocation && HasBindingConditions(*claim->status.allocation)) {
-      return Status::Error("claim " + Ref(*claim) +
-                           ": its devices have binding conditions, which berth does not support "
-                           "yet (DRADeviceBindingConditions)");
-    }
-  }
   // Written: the informer will show the allocation; it is no longer in flight.
   for (const auto& uid : written_allocations) tracker_.RemovePendingAllocation(uid, true);
-  return {};
+  return WaitForBindingConditions(*data, pod.Pod(), node);
+}
+
+Result<bool> DynamicResources::ClaimReadyForBinding(const api::ResourceClaim& claim) {
+  if (!claim.status.allocation) return false;
+  for (const auto& result : claim.status.allocation->devices.results) {
+    if (result.binding_conditions.empty()) continue;
+    const api::AllocatedDeviceStatus* status = nullptr;
+    for (const auto& d : claim.status.devices) {
+      if (d.driver == result.driver && d.pool == result.pool && d.device == result.device) {
+        status = &d;
+        break;
+      }
+    }
+    if (status == nullptr) return false;
+    auto find = [&](const std::string& type) -> const api::DeviceCondition* {
+      for (const auto& c : status->conditions) {
+        if (c.type == type) return &c;
+      }
+      return nullptr;
+    };
+    for (const auto& type : result.binding_failure_conditions) {
+      const api::DeviceCondition* c = find(type);
+      if (c != nullptr && c->status == "True") {
+        return Error{"device binding failed: claim=" + claim.metadata.name +
+                     ", reason=" + c->reason + ", message=" + Quote(c->message)};
+      }
+    }
+    for (const auto& type : result.binding_conditions) {
+      const api::DeviceCondition* c = find(type);
+      if (c == nullptr || c->status != "True") return false;
+    }
+  }
+  return true;
+}
+
+bool DynamicResources::ClaimBindingTimedOut(const api::ResourceClaim& claim) const {
+  if (!claim.status.allocation || !claim.status.allocation->allocation_timestamp) return false;
+  if (!HasBindingConditions(*claim.status.allocation)) return false;
+  const framework::TimePoint allocated{
+      framework::Duration(claim.status.allocation->allocation_timestamp->unix_micros)};
+  return allocated + args_.binding_timeout < handle_->clock().Now();
+}
+
+Status DynamicResources::WaitForBindingConditions(CycleData& data, const api::Pod& pod,
+                                                  const std::string& node) const {
+  if (std::none_of(data.claims.begin(), data.claims.end(), [](const ClaimPtr& c) {
+        return c->status.allocation && HasBindingConditions(*c->status.allocation);
+      })) {
+    return {};
+  }
+  handle_->api_writer().RecordPodEvent(pod, "Normal", "BindingConditionsPending", "Scheduling",
+                                       "waiting for binding conditions for device on node " + node);
+  // Upstream polls every 5 s, first at once, for bindingTimeout, reading the claims from the
+  // informer: ready when every binding condition is true, failed when a failure condition is.
+  const framework::Clock& clock = handle_->clock();
+  const framework::TimePoint deadline = clock.Now() + args_.binding_timeout;
+  while (true) {
+    bool ready = true;
+    for (auto& claim : data.claims) {
+      auto latest =
+          handle_->objects().resource_claims.Get(claim->metadata.namespace_, claim->metadata.name);
+      if (!latest) {
+        return Status::Error("resourceclaim.resource.k8s.io \"" + claim->metadata.name +
+                             "\" not found");
+      }
+      claim = latest;
+      auto claim_ready = ClaimReadyForBinding(*claim);
+      if (!claim_ready.ok()) return Status::Error(claim_ready.error());
+      if (!*claim_ready) {
+        if (ClaimBindingTimedOut(*claim)) {
+          return Status::Error("device binding timeout: claim=" + claim->metadata.name);
+        }
+        ready = false;
+        break;
+      }
+    }
+    if (ready) return {};
+    const framework::TimePoint now = clock.Now();
+    if (now >= deadline) {
+      return Status::Error("device binding timeout: context deadline exceeded");
+    }
+    if (handle_->Stopping()) {
+      return Status::Error("waiting for binding conditions: scheduler is shutting down");
+    }
+    clock.Sleep(std::min<framework::Duration>(std::chrono::seconds(5), deadline - now));
+  }
 }
 
 Status DynamicResources::PostFilter(framework::CycleState& state, const framework::PodInfo& pod,

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "api/selector.h"
+#include "config/duration.h"
 #include "plugins/dynamic_resources/plugin_impl.h"
 #include "plugins/dynamic_resources/pod_claims.h"
 #include "scheduler/framework/args.h"
@@ -176,8 +177,8 @@ Status DynamicResources::Filter(const framework::CycleState& state, const framew
 
   ClaimPtr node_extended_claim;
   std::vector<api::ContainerExtendedResourceRequest> mappings;
-  Status ext = FilterExtendedResources(*data, pod.Pod(), node_info, &node_extended_claim,
-                                       &mappings);
+  Status ext =
+      FilterExtendedResources(*data, pod.Pod(), node_info, &node_extended_claim, &mappings);
   if (!ext.IsSuccess()) return ext;
   // Only extended resources, all advertised by the node (device plugin): nothing to do here.
   if (!node_extended_claim && data->num_user_claims == 0) return {};
@@ -187,6 +188,14 @@ Status DynamicResources::Filter(const framework::CycleState& state, const framew
     const auto& selector = data->infos[i].available_on_nodes;
     if (selector && !api::Matches(*selector, node->metadata.labels, node->metadata.name)) {
       unavailable.push_back(i);
+      continue;
+    }
+    // An allocated claim whose binding conditions failed or timed out: PostFilter may
+    // deallocate it so that other devices get a chance.
+    const api::ResourceClaim& claim = *data->claims[i];
+    if (claim.status.allocation) {
+      auto ready = ClaimReadyForBinding(claim);
+      if (!ready.ok() || (!*ready && ClaimBindingTimedOut(claim))) unavailable.push_back(i);
     }
   }
   std::vector<api::AllocationResult> allocations;
@@ -206,8 +215,17 @@ Status DynamicResources::Filter(const framework::CycleState& state, const framew
       }
       to_allocate.push_back(data->claims[i].get());
     }
-    auto outcome = data->allocator->Allocate(*node, to_allocate);
+    structured::Allocator::Deadline deadline;
+    if (args_.filter_timeout.count() > 0) {
+      deadline = std::chrono::steady_clock::now() + args_.filter_timeout;
+    }
+    auto outcome = data->allocator->Allocate(*node, to_allocate, deadline);
     if (!outcome.ok()) return Status::Error(outcome.error());
+    // Potentially transient: an error, so the pod retries with backoff (as upstream).
+    if (outcome->timed_out) {
+      return Status::Error("node " + node->metadata.name +
+                           ": timed out trying to allocate devices");
+    }
     if (outcome->failed_on_node) return Status::Unresolvable(*outcome->failed_on_node);
     if (!outcome->allocated || outcome->results.size() != to_allocate.size()) {
       return Status::Unresolvable("cannot allocate all claims");
@@ -309,12 +327,44 @@ Status DynamicResources::NormalizeScore(const framework::CycleState&, const fram
   return {};
 }
 
+namespace {
+
+// A metav1.Duration field of DynamicResourcesArgs, kept when absent.
+Ok ReadDuration(const api::Reader& r, std::string_view key, std::chrono::nanoseconds* out,
+                std::optional<std::string>* text) {
+  BERTH_RETURN_IF_ERROR(r.OptString(key, text));
+  if (!*text) return Ok();
+  auto d = config::ParseGoDuration(**text);
+  if (!d.ok()) return Error{r.PathOf(key) + ": " + d.error()};
+  *out = *d;
+  return Ok();
+}
+
+}  // namespace
+
+// DynamicResourcesArgs (upstream's SetDefaults_ and ValidateDynamicResourcesArgs, with
+// DRASchedulerFilterTimeout, DRADeviceBindingConditions and DRAResourceClaimDeviceStatus on).
 Result<std::shared_ptr<framework::Plugin>> New(const framework::PluginContext& ctx) {
-  BERTH_RETURN_IF_ERROR(framework::NoArgs(ctx.args, ctx.args_path));
+  BERTH_ASSIGN_OR_RETURN(api::Reader r, framework::ReadArgs(ctx.args, ctx.args_path));
+  DynamicResources::Args args;
+  std::optional<std::string> filter_text, binding_text;
+  std::chrono::nanoseconds binding = args.binding_timeout;
+  BERTH_RETURN_IF_ERROR(ReadDuration(r, "filterTimeout", &args.filter_timeout, &filter_text));
+  BERTH_RETURN_IF_ERROR(ReadDuration(r, "bindingTimeout", &binding, &binding_text));
+  BERTH_RETURN_IF_ERROR(r.Done());
+  if (args.filter_timeout.count() < 0) {
+    return Error{r.PathOf("filterTimeout") + ": Invalid value: \"" + *filter_text +
+                 "\": must be zero or positive"};
+  }
+  if (binding < std::chrono::seconds(1)) {
+    return Error{r.PathOf("bindingTimeout") + ": Invalid value: \"" + *binding_text +
+                 "\": must be at least 1 second"};
+  }
+  args.binding_timeout = std::chrono::duration_cast<framework::Duration>(binding);
   if (ctx.handle == nullptr) {
     return Error{"DynamicResources needs a framework handle", ErrorCode::kInternal};
   }
-  return std::shared_ptr<framework::Plugin>(std::make_shared<DynamicResources>(ctx.handle));
+  return std::shared_ptr<framework::Plugin>(std::make_shared<DynamicResources>(ctx.handle, args));
 }
 
 }  // namespace berth::plugins::dynamic_resources

@@ -34,8 +34,9 @@
 // through one claim PreBind creates for the pod (and records in its
 // status.extendedResourceClaimStatus); Unreserve and PostFilter delete such a claim again.
 //
-// Not supported yet, each refused with a message rather than half done: device binding
-// conditions (PreBind error), PodGroup (workload) claims.
+// Device binding conditions (binding.cc): PreBind waits for the driver, as upstream, up to
+// DynamicResourcesArgs.bindingTimeout; filterTimeout bounds each node's device search.
+// Not supported: PodGroup (workload) claims (DRAWorkloadResourceClaims, off in v1.37).
 // Thread-safety: the plugin's ClaimTracker is locked; per-pod data lives in the CycleState.
 
 #include <memory>

@@ -126,8 +126,8 @@ void CreateRequestsAndMappings(const api::Pod& pod, const std::vector<std::strin
     std::vector<api::ContainerExtendedResourceRequest> short_maps, long_maps;
     std::vector<std::optional<api::DeviceRequest>> long_reqs(containers.size());
     for (size_t i : long_lived) {
-      long_reqs[i] = ContainerRequest(i, *containers[i], resource, cls->metadata.name, {},
-                                      &long_maps);
+      long_reqs[i] =
+          ContainerRequest(i, *containers[i], resource, cls->metadata.name, {}, &long_maps);
     }
     std::optional<api::DeviceRequest> max_short;
     std::set<std::string> short_names;
@@ -136,8 +136,8 @@ void CreateRequestsAndMappings(const api::Pod& pod, const std::vector<std::strin
       for (size_t j = i; j < containers.size(); ++j) {
         reusable.push_back(long_reqs[j] ? &*long_reqs[j] : nullptr);
       }
-      auto req = ContainerRequest(i, *containers[i], resource, cls->metadata.name, reusable,
-                                  &short_maps);
+      auto req =
+          ContainerRequest(i, *containers[i], resource, cls->metadata.name, reusable, &short_maps);
       if (!req) continue;
       short_names.insert(req->name);
       if (!max_short || max_short->exactly->count < req->exactly->count) max_short = *req;
@@ -159,8 +159,7 @@ void CreateRequestsAndMappings(const api::Pod& pod, const std::vector<std::strin
                    [](const auto& a, const auto& b) { return a.name < b.name; });
 }
 
-ClaimPtr DynamicResources::PreFilterExtendedResources(const api::Pod& pod,
-                                                      CycleData& data) const {
+ClaimPtr DynamicResources::PreFilterExtendedResources(const api::Pod& pod, CycleData& data) const {
   if (!RequestsAnyDRAExtendedName(pod)) return nullptr;
   const auto& classes = handle_->objects().device_classes;
   const framework::Resource requests = framework::PodSpecRequests(pod);
@@ -206,8 +205,7 @@ ClaimPtr DynamicResources::PreFilterExtendedResources(const api::Pod& pod,
 
 Status DynamicResources::FilterExtendedResources(
     const CycleData& data, const api::Pod& pod, const framework::NodeInfo& node_info,
-    ClaimPtr* node_claim,
-    std::vector<api::ContainerExtendedResourceRequest>* mappings) const {
+    ClaimPtr* node_claim, std::vector<api::ContainerExtendedResourceRequest>* mappings) const {
   const ClaimPtr* ext = data.ExtendedClaim();
   if (ext == nullptr) return {};
   const api::ResourceClaim& claim = **ext;
@@ -234,8 +232,7 @@ Status DynamicResources::FilterExtendedResources(
   if (claim.status.allocation) return {};
   auto variant = std::make_shared<api::ResourceClaim>(claim);
   std::sort(by_dra.begin(), by_dra.end());
-  CreateRequestsAndMappings(pod, by_dra, classes,
-                            &variant->spec.devices.requests, mappings);
+  CreateRequestsAndMappings(pod, by_dra, classes, &variant->spec.devices.requests, mappings);
   *node_claim = std::move(variant);
   return {};
 }
@@ -280,8 +277,8 @@ Ok DynamicResources::DeleteClaim(api::ResourceClaim claim) const {
       if (!fresh.ok()) return fresh.status().Wrap("get resourceclaim " + ref);
       claim = std::move(*fresh);
     }
-    auto it = std::find(claim.finalizers.begin(), claim.finalizers.end(),
-                        api::kResourceClaimFinalizer);
+    auto it =
+        std::find(claim.finalizers.begin(), claim.finalizers.end(), api::kResourceClaimFinalizer);
     if (it == claim.finalizers.end()) break;
     claim.finalizers.erase(it);
     auto updated = writer.SetResourceClaimFinalizers(claim);

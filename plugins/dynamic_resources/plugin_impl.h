@@ -86,8 +86,14 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
                                public framework::PreBindPlugin,
                                public framework::EnqueueExtensions {
  public:
-  explicit DynamicResources(framework::Handle* handle)
-      : handle_(handle), tracker_(&handle->objects().resource_claims) {}
+  // DynamicResourcesArgs, defaulted: filterTimeout 10s (0: none), bindingTimeout 600s.
+  struct Args {
+    std::chrono::nanoseconds filter_timeout = std::chrono::seconds(10);
+    framework::Duration binding_timeout = std::chrono::seconds(600);
+  };
+  DynamicResources(framework::Handle* handle, Args args)
+      : handle_(handle), args_(args), tracker_(&handle->objects().resource_claims) {}
+  explicit DynamicResources(framework::Handle* handle) : DynamicResources(handle, Args{}) {}
 
   std::string_view Name() const override { return kName; }
 
@@ -131,8 +137,7 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   // and its request mappings; a non-success status rejects the node.
   framework::Status FilterExtendedResources(
       const CycleData& data, const api::Pod& pod, const framework::NodeInfo& node,
-      ClaimPtr* node_claim,
-      std::vector<api::ContainerExtendedResourceRequest>* mappings) const;
+      ClaimPtr* node_claim, std::vector<api::ContainerExtendedResourceRequest>* mappings) const;
   // Unreserve's part for the extended claim: forget its in-flight allocation and delete it
   // when PreBind created it already.
   void UnreserveExtendedResourceClaim(CycleData& data) const;
@@ -140,16 +145,25 @@ class DynamicResources final : public framework::PreEnqueuePlugin,
   // PreBind just created (upstream's waitForExtendedClaimInAssumeCache; gives up silently).
   void WaitForInformer(const api::ResourceClaim& claim) const;
   // PreBind: records the created claim in the pod's status.extendedResourceClaimStatus.
-  Ok PatchPodExtendedStatus(const api::Pod& pod, const api::ResourceClaim& claim,
-                            const std::vector<api::ContainerExtendedResourceRequest>& mappings)
-      const;
+  Ok PatchPodExtendedStatus(
+      const api::Pod& pod, const api::ResourceClaim& claim,
+      const std::vector<api::ContainerExtendedResourceRequest>& mappings) const;
   // Removes the delete-protection finalizer and deletes the claim (upstream's deleteClaim).
   Ok DeleteClaim(api::ResourceClaim claim) const;
   framework::QueueingHint HintAfterClaimChange(const api::Pod& pod,
                                                const framework::EventObject& old_obj,
                                                const framework::EventObject& new_obj) const;
 
+  // Device binding conditions (binding.cc): upstream's isClaimReadyForBinding (an error when a
+  // binding failure condition is true) and isClaimTimeout.
+  static Result<bool> ClaimReadyForBinding(const api::ResourceClaim& claim);
+  bool ClaimBindingTimedOut(const api::ResourceClaim& claim) const;
+  // PreBind's wait for the drivers to satisfy the binding conditions of the pod's devices.
+  framework::Status WaitForBindingConditions(CycleData& data, const api::Pod& pod,
+                                             const std::string& node) const;
+
   framework::Handle* const handle_;
+  const Args args_;
   mutable ClaimTracker tracker_;
   CelSelectors selectors_;
 };

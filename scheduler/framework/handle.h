@@ -66,6 +66,11 @@ class ApiWriter {
   // Best effort: a Normal "Preempted" event on the victim naming the preemptor and the node.
   virtual void RecordPreemptedEvent(const api::Pod& victim, const api::Pod& preemptor,
                                     const std::string& node) {}
+  // Best effort: an events.k8s.io/v1 event on `pod` from its scheduler (type "Normal" or
+  // "Warning"), e.g. DynamicResources' "BindingConditionsPending" while PreBind waits.
+  virtual void RecordPodEvent(const api::Pod& pod, const std::string& type,
+                              const std::string& reason, const std::string& action,
+                              const std::string& note) {}
 
   // ---- dynamic resource allocation (DynamicResources' PreBind / PostFilter / Unreserve) ----
   // PUT resourceclaims/{name}/status (upstream's ResourceClaims().UpdateStatus) writing

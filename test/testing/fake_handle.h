@@ -74,6 +74,16 @@ class RecordingWriter : public framework::ApiWriter {
     return claim_status_updates_;
   }
   std::function<Result<api::ResourceClaim>(const api::ResourceClaim&)> on_claim_status;
+  // Pod events, recorded as "<ns>/<pod> <type> <reason>: <note>".
+  void RecordPodEvent(const api::Pod& pod, const std::string& type, const std::string& reason,
+                      const std::string&, const std::string& note) override {
+    std::lock_guard lock(bind_mu_);
+    pod_events_.push_back(pod.Key() + " " + type + " " + reason + ": " + note);
+  }
+  std::vector<std::string> PodEvents() const {
+    std::lock_guard lock(bind_mu_);
+    return pod_events_;
+  }
   // The finalizer patch, recorded; the claim comes back as sent.
   Result<api::ResourceClaim> SetResourceClaimFinalizers(const api::ResourceClaim& claim) override {
     std::lock_guard lock(bind_mu_);
@@ -157,6 +167,7 @@ class RecordingWriter : public framework::ApiWriter {
   mutable std::mutex bind_mu_;
   std::vector<std::pair<std::string, std::string>> nominations_;  // "ns/name", node
   std::vector<api::ResourceClaim> claim_status_updates_;
+  std::vector<std::string> pod_events_;
   std::vector<api::ResourceClaim> claim_finalizer_updates_;
   std::vector<std::string> reservation_removals_;
   std::vector<api::ResourceClaim> created_claims_;

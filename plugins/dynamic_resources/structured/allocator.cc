@@ -22,10 +22,17 @@ Allocator::Allocator(Features features, AllocatedState allocated, DeviceClassLoo
   }
 }
 
-Result<Allocator::Outcome> Allocator::Allocate(
-    const api::Node& node, const std::vector<const api::ResourceClaim*>& claims) const {
-  Search search(*this, node, claims);
-  return search.Run();
+Result<Allocator::Outcome> Allocator::Allocate(const api::Node& node,
+                                               const std::vector<const api::ResourceClaim*>& claims,
+                                               Deadline deadline) const {
+  Search search(*this, node, claims, deadline);
+  auto outcome = search.Run();
+  if (!outcome.ok() && search.timed_out()) {
+    Outcome timed_out;
+    timed_out.timed_out = true;
+    return timed_out;
+  }
+  return outcome;
 }
 
 int64_t Allocator::AllocateOneInvocations() const {

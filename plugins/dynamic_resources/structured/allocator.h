@@ -17,9 +17,11 @@
 // Thread-safety: an Allocator is immutable apart from an internal, locked cache of the counters
 // still available per pool; Allocate may run on many nodes at once (Filter).
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,7 +47,11 @@ class Allocator {
     // Set when allocation failed and some pool on this node is invalid: upstream's
     // ErrFailedAllocationOnNode, which the plugin reports as Unschedulable on this node only.
     std::optional<std::string> failed_on_node;
+    // The deadline passed before the search ended (upstream's context.DeadlineExceeded under
+    // DynamicResourcesArgs.filterTimeout).
+    bool timed_out = false;
   };
+  using Deadline = std::optional<std::chrono::steady_clock::time_point>;
 
   // Allocates devices for `claims` (none of them allocated yet) on `node`.
   //   Ok, allocated:            results hold every claim's allocation.
@@ -53,8 +59,10 @@ class Allocator {
   //   Error:                    a claim or class cannot be handled at all (a missing class, an
   //                             unsupported request, a CEL error) — the message names it as
   //                             upstream's does.
+  // With a deadline, a search still running then stops with Outcome::timed_out.
   Result<Outcome> Allocate(const api::Node& node,
-                           const std::vector<const api::ResourceClaim*>& claims) const;
+                           const std::vector<const api::ResourceClaim*>& claims,
+                           Deadline deadline = std::nullopt) const;
 
   // How many devices were tried in total, over every Allocate call (upstream's
   // NumAllocateOneInvocations), for benchmarks.

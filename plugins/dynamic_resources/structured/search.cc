@@ -317,6 +317,13 @@ Result<Allocator::Outcome> Search::Run() {
 
 Result<Search::Step> Search::AllocateOne(DeviceIndices r, bool allocating_sub, Location start) {
   ++invocations_;
+  // The clock is read every 64 steps: a step is far shorter than any useful timeout.
+  if (deadline_ && (invocations_ & 63) == 1 && std::chrono::steady_clock::now() > *deadline_) {
+    timed_out_ = true;
+  }
+  if (timed_out_) {
+    return Error{"filter operation aborted: context deadline exceeded", ErrorCode::kUnavailable};
+  }
   if (r.claim >= static_cast<int>(claims_.size())) return Step::kDone;
   const api::ResourceClaim& claim = *claims_[r.claim];
   if (r.request >= static_cast<int>(claim.spec.devices.requests.size())) {

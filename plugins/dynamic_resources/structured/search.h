@@ -110,10 +110,18 @@ class Constraint {
 class Search {
  public:
   Search(const Allocator& a, const api::Node& node,
-         const std::vector<const api::ResourceClaim*>& claims)
-      : a_(a), node_(node), claims_(claims), constraints_(claims.size()), result_(claims.size()) {}
+         const std::vector<const api::ResourceClaim*>& claims,
+         Allocator::Deadline deadline = std::nullopt)
+      : a_(a),
+        node_(node),
+        claims_(claims),
+        deadline_(deadline),
+        constraints_(claims.size()),
+        result_(claims.size()) {}
 
   Result<Allocator::Outcome> Run();
+  // Run's error came from the deadline (upstream's "filter operation aborted").
+  bool timed_out() const { return timed_out_; }
 
  private:
   Result<RequestData> ValidateRequest(const RequestView& request,
@@ -157,6 +165,7 @@ class Search {
   const Allocator& a_;
   const api::Node& node_;
   const std::vector<const api::ResourceClaim*>& claims_;
+  const Allocator::Deadline deadline_;
   std::vector<Pool> pools_;
   std::map<RequestKey, RequestData> requests_;
   std::vector<std::vector<Constraint>> constraints_;  // per claim
@@ -166,6 +175,7 @@ class Search {
   std::map<PoolId, Allocator::CounterSets> consumed_counters_;
   std::vector<std::vector<DeviceResult>> result_;  // per claim
   int64_t invocations_ = 0;
+  bool timed_out_ = false;
 };
 
 }  // namespace berth::plugins::dynamic_resources::structured

@@ -7,7 +7,6 @@
 #include <gtest/gtest.h>
 
 #include "plugins/dynamic_resources/plugin_impl.h"
-
 #include "scheduler/framework/cycle_state.h"
 #include "scheduler/framework/node_info.h"
 #include "test/testing/builders.h"
@@ -422,10 +421,10 @@ TEST(CreateRequestsAndMappings, UpstreamCases) {
                              .InitReq({{"example.com/gpuinit", "2"}})
                              .Obj();
   // An implicit name (deviceclass.resource.kubernetes.io/<class>) and a fraction (no request).
-  const api::Pod implicit = MakePod("p")
-                                .Req({{"deviceclass.resource.kubernetes.io/class1", "1"},
-                                      {"example.com/gpu", "500m"}})
-                                .Obj();
+  const api::Pod implicit =
+      MakePod("p")
+          .Req({{"deviceclass.resource.kubernetes.io/class1", "1"}, {"example.com/gpu", "500m"}})
+          .Obj();
   const std::vector<Case> cases = {
       {"nil", pod1, {}, {}, {}},
       {"one resource match",
@@ -611,7 +610,8 @@ TEST_F(ExtendedResourcesTest, AnUnservedResourceDoesNotFit) {
 }
 
 TEST_F(ExtendedResourcesTest, TheImplicitClassNameWorksToo) {
-  auto pod = MakePod("p").Uid("uid-p").Req({{"deviceclass.resource.kubernetes.io/gpu", "1"}}).Info();
+  auto pod =
+      MakePod("p").Uid("uid-p").Req({{"deviceclass.resource.kubernetes.io/gpu", "1"}}).Info();
   framework::CycleState state;
   ASSERT_TRUE(PreFilter(state, *pod).IsSuccess());
   EXPECT_TRUE(Filter(state, *pod, "n1").IsSuccess());
@@ -686,15 +686,14 @@ TEST_F(ExtendedResourcesTest, UnreserveBeforePreBindReleasesTheDevice) {
 // (device plugin) and DRA serves the other; the claim asks only for the latter.
 TEST_F(ExtendedResourcesTest, OneResourceByDevicePluginOneByDRA) {
   std::vector<framework::NodeInfo> nodes;
-  nodes.emplace_back(std::make_shared<const api::Node>(
-      MakeNode("n1").Capacity({{"example.com/gpu", "1"}}).Obj()));
+  nodes.emplace_back(
+      std::make_shared<const api::Node>(MakeNode("n1").Capacity({{"example.com/gpu", "1"}}).Obj()));
   handle_->SetNodes(std::move(nodes));
   auto gpu2 = Class("gpu2", "example.com/gpu2");
   gpu2->spec.selectors.push_back(api::DeviceSelector{"device.driver == \"gpu.example.com\""});
   objects().device_classes.Upsert(gpu2);
-  auto pod = MakePod("p").Uid("uid-p")
-                 .Req({{"example.com/gpu", "1"}, {"example.com/gpu2", "1"}})
-                 .Info();
+  auto pod =
+      MakePod("p").Uid("uid-p").Req({{"example.com/gpu", "1"}, {"example.com/gpu2", "1"}}).Info();
   framework::CycleState state;
   ASSERT_TRUE(PreFilter(state, *pod).IsSuccess());
   ASSERT_TRUE(Filter(state, *pod, "n1").IsSuccess());
@@ -734,8 +733,8 @@ TEST_F(ExtendedResourcesTest, AFailedPodStatusPatchFailsPreBind) {
 // "extended-resource-name-with-zero-allocatable").
 TEST_F(ExtendedResourcesTest, ZeroAllocatableIsServedByDRA) {
   std::vector<framework::NodeInfo> nodes;
-  nodes.emplace_back(std::make_shared<const api::Node>(
-      MakeNode("n1").Capacity({{"example.com/gpu", "0"}}).Obj()));
+  nodes.emplace_back(
+      std::make_shared<const api::Node>(MakeNode("n1").Capacity({{"example.com/gpu", "0"}}).Obj()));
   handle_->SetNodes(std::move(nodes));
   auto pod = GpuPod("p");
   framework::CycleState state;
@@ -744,6 +743,162 @@ TEST_F(ExtendedResourcesTest, ZeroAllocatableIsServedByDRA) {
   ASSERT_TRUE(As<framework::ReservePlugin>()->Reserve(state, *pod, "n1").IsSuccess());
   ASSERT_TRUE(As<framework::PreBindPlugin>()->PreBind(state, *pod, "n1").IsSuccess());
   EXPECT_EQ(handle_->writer().CreatedClaims().size(), 1u);
+}
+
+}  // namespace
+}  // namespace berth::plugins::dynamic_resources
+
+namespace berth::plugins::dynamic_resources {
+namespace {
+
+// DRADeviceBindingConditions (beta, on in v1.37): a device that needs the driver to attach it
+// first. PreBind writes the allocation, then waits (polling the informer's claim every 5 s, up
+// to DynamicResourcesArgs.bindingTimeout) until every binding condition is True; a binding failure
+// condition, or the timeout, fails the attempt with upstream's error.
+class BindingConditionsTest : public DynamicResourcesTest {
+ protected:
+  BindingConditionsTest() {
+    auto slice =
+        std::make_shared<api::ResourceSlice>(*objects().resource_slices.Get("", "n1-gpus"));
+    slice->spec.devices[0].binding_conditions = {"example.com/attached"};
+    slice->spec.devices[0].binding_failure_conditions = {"example.com/failed"};
+    objects().resource_slices.Upsert(slice);
+    AddClaim("c1");
+  }
+  // The driver's answer: the claim as written, with `condition` set to True in status.devices,
+  // delivered by the informer when the status is written.
+  void DriverReports(const std::string& condition) {
+    handle_->writer().on_claim_status = [this, condition](const api::ResourceClaim& c) {
+      api::ResourceClaim stored = c;
+      stored.metadata.resource_version = "2";
+      if (!condition.empty()) {
+        api::AllocatedDeviceStatus d;
+        d.driver = "gpu.example.com";
+        d.pool = "n1";
+        d.device = "gpu-0";
+        d.conditions.push_back({condition, "True", "Driver", "said so", 0, std::nullopt});
+        stored.status.devices.push_back(d);
+      }
+      objects().resource_claims.Upsert(std::make_shared<api::ResourceClaim>(stored));
+      return Result<api::ResourceClaim>(stored);
+    };
+  }
+  Status Schedule(const framework::PodInfo& pod, framework::CycleState& s) {
+    EXPECT_TRUE(PreFilter(s, pod).IsSuccess());
+    EXPECT_TRUE(Filter(s, pod, "n1").IsSuccess());
+    EXPECT_TRUE(As<framework::ReservePlugin>()->Reserve(s, pod, "n1").IsSuccess());
+    return As<framework::PreBindPlugin>()->PreBind(s, pod, "n1");
+  }
+};
+
+TEST_F(BindingConditionsTest, PreBindWaitsUntilTheDriverAttachesTheDevice) {
+  DriverReports("example.com/attached");
+  auto pod = PodWithClaim("p1", "c1");
+  framework::CycleState s;
+  const auto start = handle_->fake_clock().Now();
+  Status st = Schedule(*pod, s);
+  EXPECT_TRUE(st.IsSuccess()) << st.Message();
+  EXPECT_EQ(handle_->fake_clock().Now(), start);  // ready at the first look: no sleep
+  auto updates = handle_->writer().ClaimStatusUpdates();
+  ASSERT_EQ(updates.size(), 1u);
+  EXPECT_EQ(updates[0].status.allocation->devices.results[0].binding_conditions,
+            (std::vector<std::string>{"example.com/attached"}));
+  EXPECT_EQ(handle_->writer().PodEvents(),
+            (std::vector<std::string>{"default/p1 Normal BindingConditionsPending: waiting for "
+                                      "binding conditions for device on node n1"}));
+}
+
+TEST_F(BindingConditionsTest, AFailureConditionFailsTheAttempt) {
+  DriverReports("example.com/failed");
+  auto pod = PodWithClaim("p1", "c1");
+  framework::CycleState s;
+  Status st = Schedule(*pod, s);
+  EXPECT_EQ(st.code(), Code::kError);
+  EXPECT_EQ(st.Message(), "device binding failed: claim=c1, reason=Driver, message=\"said so\"");
+  // The next attempt finds the claim allocated but failed: not available anywhere, so PostFilter
+  // may deallocate it.
+  auto pod2 = PodWithClaim("p1", "c1");
+  framework::CycleState s2;
+  ASSERT_TRUE(PreFilter(s2, *pod2).IsSuccess());
+  Status f = Filter(s2, *pod2, "n1");
+  EXPECT_EQ(f.code(), Code::kUnschedulableAndUnresolvable);
+  EXPECT_EQ(f.Message(), "resourceclaim not available on the node");
+}
+
+TEST_F(BindingConditionsTest, NoAnswerTimesOutAfterBindingTimeout) {
+  DriverReports("");
+  auto pod = PodWithClaim("p1", "c1");
+  framework::CycleState s;
+  const auto start = handle_->fake_clock().Now();
+  Status st = Schedule(*pod, s);
+  EXPECT_EQ(st.code(), Code::kError);
+  EXPECT_EQ(st.Message().rfind("device binding timeout", 0), 0u) << st.Message();
+  // Polled every 5 s for the default 600 s.
+  EXPECT_EQ(handle_->fake_clock().Now() - start, std::chrono::seconds(600));
+}
+
+TEST_F(BindingConditionsTest, ShutdownStopsTheWait) {
+  DriverReports("");
+  handle_->stopping = true;
+  auto pod = PodWithClaim("p1", "c1");
+  framework::CycleState s;
+  Status st = Schedule(*pod, s);
+  EXPECT_EQ(st.Message(), "waiting for binding conditions: scheduler is shutting down");
+}
+
+api::Value ArgsOf(std::vector<std::pair<std::string, std::string>> fields) {
+  api::Value v = api::Value::MakeObject();
+  for (auto& [k, f] : fields) v.Set(k, api::Value::String(f));
+  return v;
+}
+
+// DynamicResourcesArgs.filterTimeout bounds the device search per node; running out is an error
+// (retried with backoff), naming the node, as upstream.
+TEST_F(DynamicResourcesTest, FilterTimeoutEndsTheSearchWithAnError) {
+  AddClaim("c1");
+  api::Value args = ArgsOf({{"filterTimeout", "1ns"}});
+  framework::PluginContext ctx;
+  ctx.handle = handle_.get();
+  ctx.args = &args;
+  auto p = New(ctx);
+  ASSERT_TRUE(p.ok()) << p.error();
+  plugin_ = *p;
+  auto pod = PodWithClaim("p1", "c1");
+  framework::CycleState s;
+  ASSERT_TRUE(PreFilter(s, *pod).IsSuccess());
+  Status st = Filter(s, *pod, "n1");
+  EXPECT_EQ(st.code(), Code::kError);
+  EXPECT_EQ(st.Message(), "node n1: timed out trying to allocate devices");
+}
+
+TEST(DynamicResourcesArgsTest, DefaultsValidationAndFieldNames) {
+  testing::FakeHandle handle;
+  auto make = [&](const api::Value& args) {
+    framework::PluginContext ctx;
+    ctx.handle = &handle;
+    ctx.args = &args;
+    ctx.args_path = "profiles[0].pluginConfig[0].args";
+    return New(ctx);
+  };
+  EXPECT_TRUE(make(ArgsOf({})).ok());
+  EXPECT_TRUE(make(ArgsOf({{"filterTimeout", "0s"}, {"bindingTimeout", "1m"}})).ok());
+  auto negative = make(ArgsOf({{"filterTimeout", "-1s"}}));
+  ASSERT_FALSE(negative.ok());
+  EXPECT_EQ(negative.error(),
+            "profiles[0].pluginConfig[0].args.filterTimeout: Invalid value: \"-1s\": must be zero "
+            "or positive");
+  auto short_binding = make(ArgsOf({{"bindingTimeout", "500ms"}}));
+  ASSERT_FALSE(short_binding.ok());
+  EXPECT_EQ(short_binding.error(),
+            "profiles[0].pluginConfig[0].args.bindingTimeout: Invalid value: \"500ms\": must be at "
+            "least 1 second");
+  auto bad = make(ArgsOf({{"filterTimeout", "ten"}}));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error().rfind("profiles[0].pluginConfig[0].args.filterTimeout: ", 0), 0u)
+      << bad.error();
+  auto unknown = make(ArgsOf({{"timeout", "1s"}}));
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_NE(unknown.error().find("unknown field"), std::string::npos) << unknown.error();
 }
 
 }  // namespace
