@@ -148,6 +148,52 @@ class DraTest(kube.ClusterTestCase):
         alloc = self.claim_obj("templated-gpu-abcde")["status"]["allocation"]
         self.assertEqual(alloc["devices"]["results"][0]["device"], "gpu-0")
 
+    def test_binding_conditions_wait_for_the_driver(self):
+        # DRADeviceBindingConditions: the device must be attached by its driver first. berth
+        # writes the allocation, waits in PreBind (event BindingConditionsPending), and binds the
+        # pod only once the driver reports the binding condition True in the claim's status.
+        self.c.node("n1", cpu="8", memory="32Gi")
+        self.c.create(f"{RES}/deviceclasses", {
+            "apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+            "metadata": {"name": "gpu"},
+            "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}})
+        self.c.create(f"{RES}/resourceslices", {
+            "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+            "metadata": {"name": "fabric"},
+            "spec": {"driver": DRIVER, "nodeName": "n1",
+                     "pool": {"name": "fabric", "generation": 1, "resourceSliceCount": 1},
+                     "devices": [{"name": "gpu-0", "bindsToNode": True,
+                                  "bindingConditions": ["example.com/attached"],
+                                  "bindingFailureConditions": ["example.com/failed"]}]}})
+        self.c.start_berth("berth", config())
+        self.claim("attach")
+        self.pod_with("attach", claim="attach")
+
+        def allocated():
+            c = self.claim_obj("attach")
+            return c if c.get("status", {}).get("allocation") else None
+        claim = wait_for(allocated, 60, what="claim allocated")
+        (result,) = claim["status"]["allocation"]["devices"]["results"]
+        self.assertEqual(result["bindingConditions"], ["example.com/attached"])
+        pending = wait_for(lambda: [e for e in self.c.events()
+                                    if e.get("reason") == "BindingConditionsPending"], 30,
+                           what="BindingConditionsPending event")
+        self.assertEqual(pending[0]["note"], "waiting for binding conditions for device on node n1")
+        time.sleep(2)
+        self.assertNotIn("attach", self.bound(), "bound before the driver attached the device")
+
+        # The driver's part: the device is attached.
+        now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        self.c.request("PATCH", f"{RES}/namespaces/default/resourceclaims/attach/status",
+                       {"status": {"devices": [{
+                           "driver": DRIVER, "pool": "fabric", "device": "gpu-0",
+                           "conditions": [{"type": "example.com/attached", "status": "True",
+                                           "reason": "Attached", "message": "on n1",
+                                           "lastTransitionTime": now}]}]}},
+                       content_type="application/merge-patch+json")
+        node = wait_for(lambda: self.bound().get("attach"), 30, what="pod bound after attach")
+        self.assertEqual(node, "n1")
+
     def test_extended_resource_gets_a_generated_claim(self):
         # n1 has two GPUs through DRA; n2 advertises the resource itself (device plugin).
         self.c.node("n1", cpu="8", memory="32Gi")
