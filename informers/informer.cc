@@ -87,8 +87,8 @@ const auto kKinds = std::make_tuple(
     Spec<api::ResourceClaimTemplate>{
         kind::kResourceClaimTemplate, "/apis/resource.k8s.io/v1/resourceclaimtemplates", false,
         api::DecodeResourceClaimTemplate, &O::resource_claim_templates},
-    // Taints applied to matching devices, as if in their slices (GA in v1.37). Upstream registers
-    // no event for them: the plugin sees them through the slices it lists.
+    // Taints applied to matching devices, as if in their slices (GA in v1.37). A change requeues
+    // as a ResourceSlice update (cmd/berth/app/run/cluster_feed.h), as upstream reports it.
     Spec<api::DeviceTaintRule>{kind::kDeviceTaintRule, "/apis/resource.k8s.io/v1/devicetaintrules",
                                false, api::DecodeDeviceTaintRule, &O::device_taint_rules},
     // Deckhouse replicated storage (ReplicatedStorage plugin); cluster-scoped CRDs, optional.

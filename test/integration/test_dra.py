@@ -194,6 +194,30 @@ class DraTest(kube.ClusterTestCase):
         node = wait_for(lambda: self.bound().get("attach"), 30, what="pod bound after attach")
         self.assertEqual(node, "n1")
 
+    def test_removing_a_device_taint_rule_requeues_the_pod(self):
+        # A DeviceTaintRule taints the only GPU: the pod is unschedulable. Deleting the rule is
+        # reported as a ResourceSlice change, so the pod is tried again at once (not after the
+        # unschedulable queue's 5-minute flush) and binds.
+        self.c.node("n1", cpu="8", memory="32Gi")
+        self.c.create(f"{RES}/deviceclasses", {
+            "apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+            "metadata": {"name": "gpu"},
+            "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}})
+        self.slice_for("n1", ["a100"])
+        self.c.create(f"{RES}/devicetaintrules", {
+            "apiVersion": "resource.k8s.io/v1", "kind": "DeviceTaintRule",
+            "metadata": {"name": "maintenance"},
+            "spec": {"deviceSelector": {"driver": DRIVER},
+                     "taint": {"key": "example.com/maintenance", "effect": "NoSchedule"}}})
+        self.c.start_berth("berth", config())
+        self.claim("tainted")
+        self.pod_with("tainted", claim="tainted")
+        note = wait_for(lambda: self.failed_note("tainted"), 30, what="FailedScheduling")
+        self.assertIn("cannot allocate all claims", note)
+        self.c.request("DELETE", f"{RES}/devicetaintrules/maintenance")
+        node = wait_for(lambda: self.bound().get("tainted"), 30, what="pod bound after untaint")
+        self.assertEqual(node, "n1")
+
     def test_extended_resource_gets_a_generated_claim(self):
         # n1 has two GPUs through DRA; n2 advertises the resource itself (device plugin).
         self.c.node("n1", cpu="8", memory="32Gi")

@@ -77,10 +77,28 @@ void RequeueOn(informers::InformerFactory& factory, framework::EventResource res
   });
 }
 
+// A DeviceTaintRule changes the taints of the devices it selects as if their ResourceSlices had
+// changed; upstream's DRA manager reports it as a ResourceSlice update, and so does berth (for
+// every rule change, without the slices: DynamicResources' slice hint requeues regardless).
+inline void RequeueOnDeviceTaintRules(informers::InformerFactory& factory, auto& sink) {
+  auto* informer = factory.Find<api::DeviceTaintRule>();
+  if (informer == nullptr) return;
+  const framework::ClusterEvent update{framework::EventResource::kResourceSlice,
+                                       framework::action::kUpdate, "ResourceSliceUpdate"};
+  auto requeue = [&sink, update] {
+    sink.OnClusterEvent(update, std::monostate{}, std::monostate{});
+  };
+  informer->AddEventHandlers({
+      [requeue](const auto&) { requeue(); },
+      [requeue](const auto&, const auto&) { requeue(); },
+      [requeue](const auto&) { requeue(); },
+  });
+}
+
 // The informer -> requeue table of `berth run`: kinds other than Node and Pod only requeue pods
 // that a plugin rejected for them (the Scheduler's OnClusterEvent). Namespaces,
-// PodDisruptionBudgets, ResourceClaimTemplates and DeviceTaintRules requeue nothing (no plugin
-// registers for them). A new kind is one row here besides its row in the informers' kind table
+// PodDisruptionBudgets and ResourceClaimTemplates requeue nothing (no plugin registers for them);
+// DeviceTaintRules requeue as ResourceSlice updates. A new kind is one row here besides its row in the informers' kind table
 // (informers/informer.cc).
 template <typename Sink>
 void ConnectRequeueEvents(informers::InformerFactory& factory, Sink& sink) {
@@ -98,6 +116,7 @@ void ConnectRequeueEvents(informers::InformerFactory& factory, Sink& sink) {
   RequeueOn<api::ResourceClaim, kObject>(factory, EventResource::kResourceClaim, sink);
   RequeueOn<api::ResourceSlice, kObject>(factory, EventResource::kResourceSlice, sink);
   RequeueOn<api::DeviceClass, kObject>(factory, EventResource::kDeviceClass, sink);
+  RequeueOnDeviceTaintRules(factory, sink);
   RequeueOn<api::ReplicatedStorageClass, kNone>(factory, EventResource::kReplicatedStorage, sink);
   RequeueOn<api::ReplicatedStoragePool, kNone>(factory, EventResource::kReplicatedStorage, sink);
   RequeueOn<api::LVMVolumeGroup, kNone>(factory, EventResource::kReplicatedStorage, sink);
