@@ -166,8 +166,8 @@ Ok KubeApiWriter::SetPodExtendedResourceClaimStatus(
   patch.Set("status", std::move(st));
   client::Request req;
   req.method = "PATCH";
-  req.path = "/api/v1/namespaces/" + pod.metadata.namespace_ + "/pods/" + pod.metadata.name +
-             "/status";
+  req.path =
+      "/api/v1/namespaces/" + pod.metadata.namespace_ + "/pods/" + pod.metadata.name + "/status";
   req.content_type = "application/strategic-merge-patch+json";
   req.body = api::json::ToJson(patch);
   auto resp = client_.Do(req);

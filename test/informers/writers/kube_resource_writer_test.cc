@@ -148,8 +148,7 @@ TEST(KubeResourceWriterTest, CreatesDeletesAndRecordsTheExtendedResourceClaim) {
   auto err = w2.CreateResourceClaim(c);
   ASSERT_FALSE(err.ok());
   EXPECT_EQ(err.code(), ErrorCode::kInvalid);
-  EXPECT_EQ(err.error(),
-            "POST resourceclaims team-a/p-extended-resources-*: HTTP 403: forbidden");
+  EXPECT_EQ(err.error(), "POST resourceclaims team-a/p-extended-resources-*: HTTP 403: forbidden");
 }
 
 }  // namespace

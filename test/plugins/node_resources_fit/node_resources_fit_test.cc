@@ -881,8 +881,8 @@ TEST(NodeResourcesFitFilter, DRABackedExtendedResources) {
       MakeNode("d").Capacity({{"cpu", "4"}, {"pods", "10"}, {"example.com/gpu", "1"}}).Info();
   auto one = MakePod("p").Req({{"example.com/gpu", "1"}}).Info();
   auto two = MakePod("p").Req({{"example.com/gpu", "2"}}).Info();
-  auto implicit = MakePod("p").Req({{"deviceclass.resource.kubernetes.io/gpu.example.com", "3"}})
-                      .Info();
+  auto implicit =
+      MakePod("p").Req({{"deviceclass.resource.kubernetes.io/gpu.example.com", "3"}}).Info();
   auto unserved = MakePod("p").Req({{"example.com/other", "1"}}).Info();
 
   // Not advertised, served by the class: DynamicResources decides.

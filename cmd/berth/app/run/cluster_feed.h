@@ -98,8 +98,8 @@ inline void RequeueOnDeviceTaintRules(informers::InformerFactory& factory, auto&
 // The informer -> requeue table of `berth run`: kinds other than Node and Pod only requeue pods
 // that a plugin rejected for them (the Scheduler's OnClusterEvent). Namespaces,
 // PodDisruptionBudgets and ResourceClaimTemplates requeue nothing (no plugin registers for them);
-// DeviceTaintRules requeue as ResourceSlice updates. A new kind is one row here besides its row in the informers' kind table
-// (informers/informer.cc).
+// DeviceTaintRules requeue as ResourceSlice updates. A new kind is one row here besides its row in
+// the informers' kind table (informers/informer.cc).
 template <typename Sink>
 void ConnectRequeueEvents(informers::InformerFactory& factory, Sink& sink) {
   using framework::EventResource;

@@ -573,15 +573,14 @@ class Simulation {
       if (old_claim) old_obj = old_claim.get();
       if (new_claim) new_obj = new_claim.get();
       const bool added = old_claim == nullptr, deleted = new_claim == nullptr;
-      sched_->OnClusterEvent(
-          framework::ClusterEvent{framework::EventResource::kResourceClaim,
-                                  added     ? framework::action::kAdd
-                                  : deleted ? framework::action::kDelete
-                                            : framework::action::kUpdate,
-                                  added     ? "ResourceClaimAdd"
-                                  : deleted ? "ResourceClaimDelete"
-                                            : "ResourceClaimUpdate"},
-          old_obj, new_obj);
+      sched_->OnClusterEvent(framework::ClusterEvent{framework::EventResource::kResourceClaim,
+                                                     added     ? framework::action::kAdd
+                                                     : deleted ? framework::action::kDelete
+                                                               : framework::action::kUpdate,
+                                                     added     ? "ResourceClaimAdd"
+                                                     : deleted ? "ResourceClaimDelete"
+                                                               : "ResourceClaimUpdate"},
+                             old_obj, new_obj);
     }
   }
 
