@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -337,13 +338,24 @@ std::vector<std::string> ValidateCustomPlugins(const SchedulerConfiguration& con
   return errs;
 }
 
+namespace {
+constexpr double kMinQps = 0.001;
+constexpr int64_t kMaxBackoffSeconds = 1'000'000'000;  // about 31 years
+}  // namespace
+
 std::vector<std::string> Validate(const SchedulerConfiguration& config) {
   std::vector<std::string> errs;
   const ClientConnection& cc = config.client_connection;
-  if (cc.qps < 0) {
-    std::ostringstream qps;
-    qps << cc.qps;
+  std::ostringstream qps;
+  qps << cc.qps;
+  if (!std::isfinite(cc.qps)) {
+    errs.push_back(Invalid("clientConnection.qps", qps.str(), "must be a finite number"));
+  } else if (cc.qps < 0) {
     errs.push_back(Invalid("clientConnection.qps", qps.str(), "must be non-negative"));
+  } else if (cc.qps > 0 && cc.qps < kMinQps) {
+    // One request per 1000 s: below that the limiter's wait does not fit a clock duration.
+    errs.push_back(Invalid("clientConnection.qps", qps.str(),
+                           "must be 0 (the default, 50) or at least 0.001"));
   }
   if (cc.burst < 0) {
     errs.push_back(
@@ -383,6 +395,15 @@ std::vector<std::string> Validate(const SchedulerConfiguration& config) {
   if (config.pod_max_backoff_seconds < config.pod_initial_backoff_seconds) {
     errs.push_back(Invalid("podMaxBackoffSeconds", std::to_string(config.pod_max_backoff_seconds),
                            "must be greater than or equal to PodInitialBackoffSeconds"));
+  }
+  // Backoffs are kept in microseconds and doubled: bounded so neither overflows.
+  for (const auto& [field, value] :
+       {std::pair{"podInitialBackoffSeconds", config.pod_initial_backoff_seconds},
+        std::pair{"podMaxBackoffSeconds", config.pod_max_backoff_seconds}}) {
+    if (value > kMaxBackoffSeconds) {
+      errs.push_back(Invalid(field, std::to_string(value),
+                             "must be at most " + std::to_string(kMaxBackoffSeconds)));
+    }
   }
   ValidateExtenders(config.extenders, &errs);
   return errs;

@@ -83,7 +83,9 @@ Result<std::optional<Reader>> FindNamed(const Reader& root, const char* list, co
 }
 
 // The kubeconfig document -> a client config. Errors name the field path (the caller adds the
-// file); kubeconfig fields berth does not read are ignored, as clientcmd ignores unknown ones.
+// file); kubeconfig fields berth does not read are ignored, as clientcmd ignores unknown ones,
+// except those that change who berth is or how it connects (impersonation, proxy-url, exec,
+// auth-provider, basic auth): refused, naming the field.
 Result<ClientConfig> ReadKubeconfig(const Value& doc, const std::filesystem::path& base_dir,
                                     const std::string& context) {
   BERTH_ASSIGN_OR_RETURN(Reader root, Reader::Of(&doc, "", api::kLenient));
@@ -129,6 +131,11 @@ Result<ClientConfig> ReadKubeconfig(const Value& doc, const std::filesystem::pat
                           "allowed");
   }
   BERTH_RETURN_IF_ERROR(cluster->String("tls-server-name", &cfg.tls_server_name));
+  // Not silently ignored: berth would bypass the proxy the operator configured.
+  if (cluster->Get("proxy-url") != nullptr) {
+    return api::PathError(cluster->PathOf("proxy-url"),
+                          "proxies are not supported; berth connects to the server directly");
+  }
 
   // User (optional: a context without one sends no credentials).
   if (user_name.empty()) return cfg;
@@ -147,6 +154,12 @@ Result<ClientConfig> ReadKubeconfig(const Value& doc, const std::filesystem::pat
     return api::PathError(user->PathOf("auth-provider"),
                           "auth-provider plugins are not supported; use token, tokenFile or a "
                           "client certificate");
+  }
+  // Not silently ignored: berth would act as the user itself, not the one it should impersonate.
+  for (const char* field : {"as", "as-uid", "as-groups", "as-user-extra"}) {
+    if (user->Get(field) != nullptr) {
+      return api::PathError(user->PathOf(field), "impersonation is not supported");
+    }
   }
   if (user->Get("username") != nullptr || user->Get("password") != nullptr) {
     return api::PathError(user->PathOf("username"), "basic authentication is not supported");

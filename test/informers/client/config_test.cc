@@ -166,6 +166,21 @@ current-context: x
        "clusters:\n- {name: c, cluster: {server: s, certificate-authority-data: '!!'}}\n"
        "contexts:\n- {name: x, context: {cluster: c}}\ncurrent-context: x\n",
        "", "clusters[0].cluster.certificate-authority-data: invalid base64"},
+      {"impersonated user", base + "users:\n- {name: u, user: {token: t, as: admin}}\n", "",
+       "users[0].user.as: impersonation is not supported"},
+      {"impersonated groups",
+       base + "users:\n- {name: u, user: {token: t, as-groups: [system:masters]}}\n", "",
+       "users[0].user.as-groups: impersonation is not supported"},
+      {"impersonated uid", base + "users:\n- {name: u, user: {as-uid: '1'}}\n", "",
+       "users[0].user.as-uid: impersonation is not supported"},
+      {"impersonated extra", base + "users:\n- {name: u, user: {as-user-extra: {a: [b]}}}\n", "",
+       "users[0].user.as-user-extra: impersonation is not supported"},
+      {"proxy",
+       "clusters:\n- {name: c, cluster: {server: s, proxy-url: 'http://proxy:3128'}}\n"
+       "contexts:\n- {name: x, context: {cluster: c}}\ncurrent-context: x\n",
+       "",
+       "clusters[0].cluster.proxy-url: proxies are not supported; berth connects to the server "
+       "directly"},
       {"token not a string", base + "users:\n- {name: u, user: {token: [1]}}\n", "",
        "users[0].user.token: expected string, got array"},
       {"cert without key", base + "users:\n- {name: u, user: {client-certificate-data: Zg==}}\n",
