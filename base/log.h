@@ -10,6 +10,8 @@
 #include <sstream>
 #include <string>
 
+#include "base/strings.h"
+
 namespace berth::log {
 
 inline std::atomic<int>& Verbosity() {
@@ -32,8 +34,9 @@ class Line {
     out_ << buf << level << " ";
   }
   ~Line() {
-    out_ << "\n";
-    std::string s = out_.str();
+    // One record, one line: a newline or terminal escape in a logged value is escaped.
+    std::string s = OneLine(out_.str());
+    s.push_back('\n');
     std::fwrite(s.data(), 1, s.size(), stderr);
   }
   template <typename T>

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "api/json/parse.h"
+#include "base/read_file.h"
 #include "base/strings.h"
 #include "config/defaults.h"
 #include "config/internal.h"
@@ -77,12 +78,9 @@ Result<SchedulerConfiguration> ParseConfig(std::string_view yaml, const std::str
 
 Result<SchedulerConfiguration> LoadConfigFile(const std::string& path,
                                               const std::vector<std::string>& known_plugins) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{path + ": cannot read file: " + std::strerror(errno)};
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return Error{path + ": cannot read file: " + std::strerror(errno)};
-  return ParseConfig(text.str(), path, known_plugins);
+  auto text = ReadFile(path, kMaxConfigFileBytes);
+  if (!text.ok()) return Error{path + ": cannot read file: " + text.error()};
+  return ParseConfig(*text, path, known_plugins);
 }
 
 SchedulerConfiguration DefaultConfig(const std::vector<std::string>& known_plugins) {

@@ -12,6 +12,7 @@
 
 #include "api/json/parse.h"
 #include "api/reader.h"
+#include "base/read_file.h"
 #include "base/strings.h"
 #include "config/internal.h"
 #include "config/policy_internal.h"
@@ -564,11 +565,9 @@ Result<PolicyResult> ParsePolicy(std::string_view text, const std::string& sourc
 Result<PolicyResult> LoadPolicyFile(const std::string& path,
                                     const std::vector<std::string>& known_plugins,
                                     const std::string& scheduler_name) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{path + ": cannot read file: " + std::strerror(errno), ErrorCode::kNotFound};
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ParsePolicy(ss.str(), path, known_plugins, scheduler_name);
+  auto text = ReadFile(path, kMaxConfigFileBytes);
+  if (!text.ok()) return Error{path + ": cannot read file: " + text.error(), text.code()};
+  return ParsePolicy(*text, path, known_plugins, scheduler_name);
 }
 
 }  // namespace berth::config

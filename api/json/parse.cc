@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "api/duplicate_keys.h"
+#include "base/strings.h"
 
 namespace berth::api::json {
 namespace {
@@ -445,7 +446,8 @@ class YamlBuilder : public YAML::EventHandler {
 void AppendEscaped(const std::string& s, std::string* out) {
   static constexpr char kHex[] = "0123456789abcdef";
   out->push_back('"');
-  for (unsigned char c : s) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(s[i]);
     switch (c) {
       case '"':
         out->append("\\\"");
@@ -473,8 +475,14 @@ void AppendEscaped(const std::string& s, std::string* out) {
           out->append("\\u00");
           out->push_back(kHex[c >> 4]);
           out->push_back(kHex[c & 0xf]);
-        } else {
+        } else if (c < 0x80) {
           out->push_back(static_cast<char>(c));
+        } else if (size_t n = strings_internal::Utf8Length(s, i); n > 0) {
+          out->append(s, i, n);
+          i += n - 1;
+        } else {
+          // Not UTF-8: U+FFFD, as encoding/json writes it (JSON text must be UTF-8).
+          out->append("\\ufffd");
         }
     }
   }

@@ -11,6 +11,7 @@
 #include "api/json/parse.h"
 #include "api/reader.h"
 #include "api/value.h"
+#include "base/read_file.h"
 
 namespace berth::client {
 namespace {
@@ -182,17 +183,9 @@ Result<ClientConfig> ReadKubeconfig(const Value& doc, const std::filesystem::pat
 }  // namespace
 
 Result<std::string> ReadFileToString(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    int err = errno;
-    if (err == 0) err = ENOENT;
-    return Error{"cannot read \"" + path + "\": " + std::strerror(err),
-                 err == ENOENT ? ErrorCode::kNotFound : ErrorCode::kInvalid};
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return Error{"cannot read \"" + path + "\": I/O error"};
-  return ss.str();
+  auto text = ReadFile(path, kMaxConfigFileBytes);
+  if (!text.ok()) return Error{"cannot read \"" + path + "\": " + text.error(), text.code()};
+  return text;
 }
 
 std::optional<std::string> DecodeBase64(std::string_view in) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iostream>
 
+#include "base/strings.h"
 #include "config/policy.h"
 
 namespace berth::app {
@@ -87,7 +88,7 @@ bool ApplyPolicyFile(const std::string& command, const std::string& path,
                                                 : cfg.profiles[0].scheduler_name;
   auto policy = config::LoadPolicyFile(path, known, name);
   if (!policy.ok()) {
-    std::cerr << "berth " << command << ": " << policy.error() << "\n";
+    std::cerr << "berth " << command << ": " << OneLine(policy.error()) << "\n";
     return false;
   }
   cfg.profiles.clear();
@@ -101,7 +102,7 @@ bool LoadClient(const std::string& command, const std::string& kubeconfig,
   if (!kubeconfig.empty()) {
     auto c = client::LoadKubeconfig(kubeconfig);
     if (!c.ok()) {
-      std::cerr << "berth " << command << ": " << c.error() << "\n";
+      std::cerr << "berth " << command << ": " << OneLine(c.error()) << "\n";
       return false;
     }
     *out = std::move(*c);
@@ -110,7 +111,8 @@ bool LoadClient(const std::string& command, const std::string& kubeconfig,
   auto c = client::InClusterConfig();
   if (!c.ok()) {
     std::cerr << "berth " << command
-              << ": no --kubeconfig given and not running in a cluster: " << c.error() << "\n";
+              << ": no --kubeconfig given and not running in a cluster: " << OneLine(c.error())
+              << "\n";
     return false;
   }
   *out = std::move(*c);

@@ -113,4 +113,48 @@ TEST(HostileInput, NegativeAmountsAreRefusedNamingTheField) {
       << r.err;
 }
 
+TEST(HostileInput, ErrorsStayOnOneLineAndOutputStaysUtf8) {
+  // A name holding a newline and a terminal escape, quoted into the error: escaped, one line.
+  const std::string bad = WriteCluster("newline.yaml", R"(apiVersion: v1
+kind: Pod
+metadata: {name: "bad\nname\e[31m", namespace: default}
+spec:
+  schedulerName: berth-scheduler
+  containers: [{name: a, image: x, resources: {requests: {cpu: "-1"}}}]
+)");
+  berth::testing::Run r = berth::testing::Berth("simulate --cluster " + bad);
+  EXPECT_EQ(r.code, 2);
+  ASSERT_FALSE(r.err.empty());
+  EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << r.err;  // only the final newline
+  EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("Pod default/bad\\nname\\x1b[31m: "), std::string::npos) << r.err;
+
+  // Bytes that are not UTF-8 in a pod's name: the JSON output says U+FFFD, as encoding/json.
+  const std::string latin1 = WriteCluster(
+      "latin1.yaml",
+      std::string(kNodes) +
+          "- apiVersion: v1\n"
+          "  kind: Pod\n  metadata: {name: p\xfe\xff, namespace: default}\n"
+          "  spec: {schedulerName: berth-scheduler, containers: [{name: a, image: x}]}\n");
+  r = berth::testing::Berth("simulate --cluster " + latin1);
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find(R"("pod":"default/p\ufffd\ufffd")"), std::string::npos) << r.out;
+}
+
+TEST(HostileInput, HttpsExtenderWithoutCaWarnsThatItDoesNotVerify) {
+  const std::string cfg =
+      WriteCluster("https-extender.yaml", R"(apiVersion: kubescheduler.config.k8s.io/v1
+kind: KubeSchedulerConfiguration
+profiles: [{schedulerName: berth-scheduler}]
+extenders:
+- {urlPrefix: "https://127.0.0.1:1", filterVerb: filter, enableHTTPS: true}
+)");
+  const berth::testing::Run r = berth::testing::Berth("simulate --config " + cfg + " --cluster " +
+                                                      WriteCluster("nodes.yaml", kNodes));
+  EXPECT_NE(r.err.find("warning: extender https://127.0.0.1:1: enableHTTPS without "
+                       "tlsConfig.caFile/caData: the server's certificate will NOT be verified"),
+            std::string::npos)
+      << r.err;
+}
+
 }  // namespace

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <map>
 
+#include "base/log.h"
 #include "cmd/berth/app/extender/wire.h"
 #include "informers/client/config.h"
 #include "informers/client/http_client.h"
@@ -90,7 +91,13 @@ Result<std::unique_ptr<HttpExtender>> HttpExtender::Create(const config::Extende
       }
     }
     // Upstream's makeTransport: enableHTTPS without a CA means "do not verify".
-    if (cfg.enable_https && tls.ca_pem.empty()) tls.insecure_skip_tls_verify = true;
+    if (cfg.enable_https && tls.ca_pem.empty() && !tls.insecure_skip_tls_verify) {
+      tls.insecure_skip_tls_verify = true;
+      // As upstream, but not silently: once per extender, when it is built.
+      BERTH_LOG(0) << "warning: extender " << cfg.url_prefix
+                   << ": enableHTTPS without tlsConfig.caFile/caData: the server's certificate "
+                      "will NOT be verified";
+    }
   }
   client::HttpClientOptions pool;
   pool.max_idle_connections = 4;

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "base/log.h"
+#include "base/strings.h"
 #include "cmd/berth/app/extender/server.h"
 #include "cmd/berth/app/flags.h"
 #include "config/load.h"
@@ -28,7 +29,7 @@ int Main(int argc, char** argv) {
   const framework::Registry registry = plugins::NewInTreeRegistry();
   auto loaded = config::LoadConfigFile(f.Get("config"), registry.Names());
   if (!loaded.ok()) {
-    std::cerr << "berth extender: " << loaded.error() << "\n";
+    std::cerr << "berth extender: " << OneLine(loaded.error()) << "\n";
     return 2;
   }
   ServerOptions options;

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "base/log.h"
+#include "base/strings.h"
 #include "cmd/berth/app/extender/http_extender.h"
 #include "cmd/berth/app/flags.h"
 #include "cmd/berth/app/run/daemon.h"
@@ -48,7 +49,7 @@ bool LoadConfig(const app::Flags& f, const framework::Registry& registry, Daemon
   if (f.Has("config")) {
     auto loaded = config::LoadConfigFile(f.Get("config"), registry.Names());
     if (!loaded.ok()) {
-      std::cerr << "berth run: " << loaded.error() << "\n";
+      std::cerr << "berth run: " << OneLine(loaded.error()) << "\n";
       return false;
     }
     cfg = std::move(*loaded);
@@ -61,7 +62,7 @@ bool LoadConfig(const app::Flags& f, const framework::Registry& registry, Daemon
   }
   auto extenders = extenders::BuildExtenders(&cfg);
   if (!extenders.ok()) {
-    std::cerr << "berth run: " << extenders.error() << "\n";
+    std::cerr << "berth run: " << OneLine(extenders.error()) << "\n";
     return false;
   }
   options->config = cfg;

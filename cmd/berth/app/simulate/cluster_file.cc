@@ -7,6 +7,7 @@
 
 #include "api/decode.h"
 #include "api/json/parse.h"
+#include "base/read_file.h"
 #include "scheduler/framework/pod_requests.h"
 
 namespace berth::simulate {
@@ -249,12 +250,9 @@ Result<ClusterFile> ParseClusterFile(const std::string& text, const std::string&
 }
 
 Result<ClusterFile> LoadClusterFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return Error{path + ": cannot read file"};
-  std::stringstream buf;
-  buf << in.rdbuf();
-  if (in.bad()) return Error{path + ": cannot read file"};
-  return ParseClusterFile(buf.str(), path);
+  auto text = ReadFile(path, kMaxClusterFileBytes);
+  if (!text.ok()) return Error{path + ": cannot read file: " + text.error()};
+  return ParseClusterFile(*text, path);
 }
 
 }  // namespace berth::simulate

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "api/json/parse.h"
+#include "base/strings.h"
 #include "cmd/berth/app/extender/http_extender.h"
 #include "cmd/berth/app/flags.h"
 #include "cmd/berth/app/simulate/cluster_file.h"
@@ -37,7 +38,7 @@ bool LoadConfig(const app::Flags& f, const std::vector<std::string>& known,
   if (f.Has("config")) {
     auto loaded = config::LoadConfigFile(f.Get("config"), known);
     if (!loaded.ok()) {
-      std::cerr << "berth simulate: " << loaded.error() << "\n";
+      std::cerr << "berth simulate: " << OneLine(loaded.error()) << "\n";
       return false;
     }
     *cfg = std::move(*loaded);
@@ -71,7 +72,7 @@ int Main(int argc, char** argv) {
   // binder stands in for a bindVerb.
   auto built = extenders::BuildExtenders(&cfg);
   if (!built.ok()) {
-    std::cerr << "berth simulate: " << built.error() << "\n";
+    std::cerr << "berth simulate: " << OneLine(built.error()) << "\n";
     return 2;
   }
   const auto extenders = ForSimulation(std::move(*built));
@@ -81,14 +82,15 @@ int Main(int argc, char** argv) {
   }
   auto cluster = LoadClusterFile(f.Get("cluster"));
   if (!cluster.ok()) {
-    std::cerr << "berth simulate: " << cluster.error() << "\n";
+    std::cerr << "berth simulate: " << OneLine(cluster.error()) << "\n";
     return 2;
   }
-  for (const auto& w : cluster->warnings) std::cerr << "berth simulate: warning: " << w << "\n";
+  for (const auto& w : cluster->warnings)
+    std::cerr << "berth simulate: warning: " << OneLine(w) << "\n";
   auto out = Run(*cluster, cfg, registry, options);
   if (!out.ok()) {
     std::cerr << "berth simulate: " << (f.Has("config") ? f.Get("config") + ": " : "")
-              << out.error() << "\n";
+              << OneLine(out.error()) << "\n";
     return 2;
   }
   std::cout << api::json::ToJson(*out) << "\n";

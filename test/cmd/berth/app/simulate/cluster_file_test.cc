@@ -234,7 +234,18 @@ TEST(ClusterFileTest, BadInputNamesFileDocumentObjectAndField) {
 TEST(ClusterFileTest, MissingFileIsAnError) {
   auto c = LoadClusterFile("/nonexistent/cluster.yaml");
   ASSERT_FALSE(c.ok());
-  EXPECT_EQ(c.error(), "/nonexistent/cluster.yaml: cannot read file");
+  EXPECT_EQ(c.error(), "/nonexistent/cluster.yaml: cannot read file: No such file or directory");
+}
+
+// A directory used to read as an empty cluster (exit 0, no pods); /dev/zero was read until
+// std::bad_alloc aborted the process.
+TEST(ClusterFileTest, DirectoriesAndEndlessFilesAreErrors) {
+  auto dir = LoadClusterFile("/tmp");
+  ASSERT_FALSE(dir.ok());
+  EXPECT_EQ(dir.error(), "/tmp: cannot read file: is a directory");
+  auto zero = LoadClusterFile("/dev/zero");
+  ASSERT_FALSE(zero.ok());
+  EXPECT_EQ(zero.error(), "/dev/zero: cannot read file: larger than 256 MiB");
 }
 
 }  // namespace
