@@ -29,6 +29,8 @@ inline int64_t SatSub(int64_t a, int64_t b) {
 // (allocatable - requested) * 100 / allocatable, exact where int64 would overflow. The quotient
 // saturates (it fits whenever |b| <= |c|, as for every score).
 inline int64_t MulDiv(int64_t a, int64_t b, int64_t c) {
+  int64_t product = 0;
+  if (!__builtin_mul_overflow(a, b, &product)) return product / c;  // the usual case: no 128 bits
   __int128 q = static_cast<__int128>(a) * b / c;
   if (q > std::numeric_limits<int64_t>::max()) return std::numeric_limits<int64_t>::max();
   if (q < std::numeric_limits<int64_t>::min()) return std::numeric_limits<int64_t>::min();
