@@ -101,7 +101,8 @@ TEST(CliTest, MissingAndUnknownFlags) {
   EXPECT_EQ(Berth("simulate --cluster x --bogus").code, 2);
   auto r = Berth("simulate --cluster /nonexistent.yaml");
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err, "berth simulate: /nonexistent.yaml: cannot read file\n");
+  EXPECT_EQ(r.err,
+            "berth simulate: /nonexistent.yaml: cannot read file: No such file or directory\n");
 }
 
 }  // namespace
