@@ -1,5 +1,9 @@
 #include "scheduler/binder/binder.h"
 
+#include <exception>
+
+#include "base/log.h"
+
 namespace berth::binder {
 
 ThreadPoolExecutor::ThreadPoolExecutor(int workers, int max_workers)
@@ -47,7 +51,13 @@ void ThreadPoolExecutor::Loop() {
       task = std::move(tasks_.front());
       tasks_.pop_front();
     }
-    task.run();
+    try {
+      task.run();
+    } catch (const std::exception& e) {
+      // Nothing may escape the worker (std::terminate); the binding cycle reports its own
+      // failures, so this is a fault outside it (e.g. out of file descriptors).
+      BERTH_ERROR() << "binding worker: " << e.what();
+    }
     std::lock_guard lock(mu_);
     --in_flight_;
   }

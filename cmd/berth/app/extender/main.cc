@@ -14,8 +14,10 @@
 namespace berth::extender_server {
 
 int Main(int argc, char** argv) {
-  app::Flags f = app::ParseFlags(
-      argc, argv, 2, {"config", "listen", "kubeconfig", "profile", "tls-cert", "tls-key", "v"}, {});
+  app::Flags f = app::ParseFlags(argc, argv, 2,
+                                 {"config", "listen", "kubeconfig", "profile", "tls-cert",
+                                  "tls-key", "v", "max-request-bytes", "max-connections"},
+                                 {});
   if (!f.error.empty()) {
     std::cerr << "berth extender: " << f.error << "\n" << app::kUsage;
     return 2;
@@ -32,6 +34,12 @@ int Main(int argc, char** argv) {
     return 2;
   }
   ServerOptions options;
+  if (!app::PositiveFlag("extender", f, "max-request-bytes", options.max_request_bytes,
+                         &options.max_request_bytes) ||
+      !app::PositiveFlag("extender", f, "max-connections", options.max_connections,
+                         &options.max_connections)) {
+    return 2;
+  }
   options.config = std::move(*loaded);
   options.profile = f.Get("profile");
   options.listen = f.Get("listen");

@@ -38,7 +38,8 @@ bool ServingOptions(const app::Flags& f, HttpServerOptions* http) {
     return false;
   }
   if (f.Has("metrics-bind-address")) http->plain_address = f.Get("metrics-bind-address");
-  return true;
+  return app::PositiveFlag("run", f, "max-connections", http->max_connections,
+                           &http->max_connections);
 }
 
 // --config (or the defaults), --policy-config-file and the extenders they name. False after
@@ -72,11 +73,12 @@ bool LoadConfig(const app::Flags& f, const framework::Registry& registry, Daemon
 }  // namespace
 
 int Main(int argc, char** argv) {
-  app::Flags f = app::ParseFlags(
-      argc, argv, 2,
-      {"config", "policy-config-file", "kubeconfig", "v", "namespace", "bind-address",
-       "secure-port", "tls-cert-file", "tls-private-key-file", "metrics-bind-address"},
-      {});
+  app::Flags f =
+      app::ParseFlags(argc, argv, 2,
+                      {"config", "policy-config-file", "kubeconfig", "v", "namespace",
+                       "bind-address", "secure-port", "tls-cert-file", "tls-private-key-file",
+                       "metrics-bind-address", "max-connections"},
+                      {});
   if (!f.error.empty()) {
     std::cerr << "berth run: " << f.error << "\n" << app::kUsage;
     return 2;
