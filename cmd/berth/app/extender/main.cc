@@ -26,6 +26,13 @@ int Main(int argc, char** argv) {
     std::cerr << "berth extender: --config FILE and --listen ADDR are required\n" << app::kUsage;
     return 2;
   }
+  size_t max_request_bytes = 0, max_connections = 0;
+  if (!app::PositiveFlag("extender", f, "max-request-bytes", ServerOptions{}.max_request_bytes,
+                         &max_request_bytes) ||
+      !app::PositiveFlag("extender", f, "max-connections", ServerOptions{}.max_connections,
+                         &max_connections)) {
+    return 2;
+  }
   if (f.Has("v")) log::Verbosity() = std::atoi(f.Get("v").c_str());
   const framework::Registry registry = plugins::NewInTreeRegistry();
   auto loaded = config::LoadConfigFile(f.Get("config"), registry.Names());
@@ -34,12 +41,8 @@ int Main(int argc, char** argv) {
     return 2;
   }
   ServerOptions options;
-  if (!app::PositiveFlag("extender", f, "max-request-bytes", options.max_request_bytes,
-                         &options.max_request_bytes) ||
-      !app::PositiveFlag("extender", f, "max-connections", options.max_connections,
-                         &options.max_connections)) {
-    return 2;
-  }
+  options.max_request_bytes = max_request_bytes;
+  options.max_connections = max_connections;
   options.config = std::move(*loaded);
   options.profile = f.Get("profile");
   options.listen = f.Get("listen");

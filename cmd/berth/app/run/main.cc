@@ -86,11 +86,11 @@ int Main(int argc, char** argv) {
   if (f.Has("v")) log::Verbosity() = std::atoi(f.Get("v").c_str());
   const framework::Registry registry = plugins::NewInTreeRegistry();
   DaemonOptions options;
+  if (!ServingOptions(f, &options.http)) return 2;
   if (!LoadConfig(f, registry, &options)) return 2;
   const std::string kubeconfig = f.Get("kubeconfig", options.config.client_connection.kubeconfig);
   if (!app::LoadClient("run", kubeconfig, &options.client)) return 2;
   options.pod_namespace = PodNamespace(f, options.client);
-  if (!ServingOptions(f, &options.http)) return 2;
 
   // SIGTERM / SIGINT go to one watcher thread (blocked everywhere else).
   sigset_t signals;
