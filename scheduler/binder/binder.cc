@@ -1,6 +1,7 @@
 #include "scheduler/binder/binder.h"
 
 #include <exception>
+#include <system_error>
 
 #include "base/log.h"
 
@@ -28,7 +29,12 @@ void ThreadPoolExecutor::Submit(BindingTask task) {
     ++in_flight_;
     if (idle_ < static_cast<int>(tasks_.size()) &&
         static_cast<int>(threads_.size()) < max_workers_) {
-      threads_.emplace_back([this] { Loop(); });
+      try {
+        threads_.emplace_back([this] { Loop(); });
+      } catch (const std::system_error& e) {
+        // Out of threads (EAGAIN): the task stays queued for the workers there are.
+        BERTH_ERROR() << "binding pool: new worker: " << e.what();
+      }
     }
   }
   cv_.notify_one();
