@@ -99,7 +99,27 @@ LeaderElector::~LeaderElector() { Stop(); }
 void LeaderElector::Start() {
   if (thread_.joinable()) return;
   stop_ = false;
-  thread_ = std::thread([this] { Run(); });
+  thread_ = std::thread([this] {
+    // Nothing may escape the thread (std::terminate): an exception (out of file descriptors,
+    // ...) ends any leadership, as a failed renewal does, and the campaign starts again.
+    while (!stop_) {
+      try {
+        Run();
+        return;
+      } catch (const std::exception& e) {
+        Log(std::string("leader election: ") + e.what() + "; campaigning again");
+        if (leading_) {
+          leading_ = false;
+          try {
+            if (config_.on_stopped_leading) config_.on_stopped_leading();
+          } catch (const std::exception& e2) {
+            Log(std::string("leader election: on_stopped_leading: ") + e2.what());
+          }
+        }
+        if (!SleepFor(config_.retry_period)) return;
+      }
+    }
+  });
 }
 
 void LeaderElector::Stop() {

@@ -79,7 +79,19 @@ Reflector::~Reflector() { Stop(); }
 void Reflector::Start() {
   if (thread_.joinable()) return;
   stop_ = false;
-  thread_ = std::thread([this] { Run(); });
+  thread_ = std::thread([this] {
+    // Nothing may escape the thread (std::terminate): an exception from the client (out of file
+    // descriptors, ...) or a handler is logged and retried with a relist after the backoff.
+    while (!stop_) {
+      try {
+        Run();
+        return;
+      } catch (const std::exception& e) {
+        Log(options_.kind + " reflector: " + e.what() + "; listing again after a backoff");
+        if (!SleepFor(NextBackoff())) return;
+      }
+    }
+  });
 }
 
 void Reflector::RequestStop() {

@@ -1,5 +1,9 @@
 #include "scheduler/housekeeping.h"
 
+#include <exception>
+
+#include "base/log.h"
+
 namespace berth::scheduler {
 
 void FlushDue(Scheduler& sched) {
@@ -34,16 +38,21 @@ void Housekeeping::Loop() {
     cv_.wait_for(lock, periods_.permit);
     if (stop_) break;
     lock.unlock();
-    sched_.ExpireWaitingPods();
-    auto now = std::chrono::steady_clock::now();
-    if (now - last_backoff >= periods_.backoff) {
-      sched_.queue().FlushBackoffCompleted();
-      if (on_backoff_tick_) on_backoff_tick_();
-      last_backoff = now;
-    }
-    if (now - last_leftover >= periods_.leftover) {
-      sched_.queue().FlushUnschedulableLeftover();
-      last_leftover = now;
+    try {
+      sched_.ExpireWaitingPods();
+      auto now = std::chrono::steady_clock::now();
+      if (now - last_backoff >= periods_.backoff) {
+        sched_.queue().FlushBackoffCompleted();
+        if (on_backoff_tick_) on_backoff_tick_();
+        last_backoff = now;
+      }
+      if (now - last_leftover >= periods_.leftover) {
+        sched_.queue().FlushUnschedulableLeftover();
+        last_leftover = now;
+      }
+    } catch (const std::exception& e) {
+      // Nothing may escape the thread (std::terminate); the next tick tries again.
+      BERTH_ERROR() << "housekeeping: " << e.what();
     }
     lock.lock();
   }

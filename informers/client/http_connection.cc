@@ -173,8 +173,18 @@ struct Connection::Impl {
   std::optional<http::response_parser<http::buffer_body>> stream_parser;
 };
 
+// The io_context (an epoll descriptor and an eventfd), the socket and the TLS stream are built
+// by Connect, which turns a failure (EMFILE when descriptors run out, an SSL_new failure) into an
+// IoError rather than an exception escaping the caller's thread.
+struct Connection::Pending {
+  ServerAddress addr;
+  std::shared_ptr<TlsContext> tls;
+  std::string verify_name;
+};
+
 Connection::Connection(ServerAddress addr, std::shared_ptr<TlsContext> tls, std::string verify_name)
-    : impl_(std::make_unique<Impl>(std::move(addr), std::move(tls), std::move(verify_name))) {}
+    : pending_(std::make_unique<Pending>(
+          Pending{std::move(addr), std::move(tls), std::move(verify_name)})) {}
 
 Connection::~Connection() { Close(); }
 
@@ -201,6 +211,28 @@ bool IsCleanClose(const error_code& ec) {
 }  // namespace
 
 std::optional<IoError> Connection::Connect(Deadline deadline, const std::atomic<bool>* stop) {
+  if (!impl_) {
+    if (!pending_) return IoError{"connect: connection already closed"};
+    const std::string where = pending_->addr.host_header;
+    try {
+      impl_ = std::make_unique<Impl>(pending_->addr, pending_->tls, pending_->verify_name);
+    } catch (const std::exception& e) {
+      // Out of descriptors (EMFILE/ENFILE) or memory: retryable, once some are freed.
+      return IoError{"connect " + where + ": " + e.what()};
+    }
+    pending_.reset();
+  }
+  try {
+    return ConnectImpl(deadline, stop);
+  } catch (const std::exception& e) {
+    // Asio reports most failures through error codes; the rest (e.g. a descriptor it needs
+    // internally) come as exceptions.
+    Close();
+    return IoError{"connect " + impl_->Where() + ": " + e.what()};
+  }
+}
+
+std::optional<IoError> Connection::ConnectImpl(Deadline deadline, const std::atomic<bool>* stop) {
   Impl& c = *impl_;
   bool done = false;
   error_code ec;
@@ -272,6 +304,7 @@ std::optional<IoError> Connection::Connect(Deadline deadline, const std::atomic<
 
 std::optional<IoError> Connection::Send(const WireRequest& req, Deadline deadline,
                                         const std::atomic<bool>* stop) {
+  if (!impl_) return IoError{"send: not connected", true, true};
   Impl& c = *impl_;
   reusable_ = false;
   http::request<http::string_body> r;
@@ -309,6 +342,7 @@ std::optional<IoError> Connection::Send(const WireRequest& req, Deadline deadlin
 }
 
 std::variant<Response, IoError> Connection::ReadResponse(Deadline deadline) {
+  if (!impl_) return IoError{"read response: not connected", true, true};
   Impl& c = *impl_;
   reusable_ = false;
   http::response_parser<http::string_body> p;
@@ -352,6 +386,7 @@ std::variant<Response, IoError> Connection::ReadResponse(Deadline deadline) {
 }
 
 std::variant<int, IoError> Connection::ReadHead(Deadline deadline, const std::atomic<bool>* stop) {
+  if (!impl_) return IoError{"read response: not connected", true, true};
   Impl& c = *impl_;
   reusable_ = false;
   c.stream_parser.emplace();
@@ -377,6 +412,7 @@ std::variant<int, IoError> Connection::ReadHead(Deadline deadline, const std::at
 std::variant<bool, IoError> Connection::ReadBody(
     const std::function<bool(std::string_view)>& on_data, Deadline deadline,
     const std::atomic<bool>* stop) {
+  if (!impl_ || !impl_->stream_parser) return IoError{"read body: not connected"};
   Impl& c = *impl_;
   auto& p = *c.stream_parser;
   char buf[16384];

@@ -70,7 +70,9 @@ class Connection {
   Connection& operator=(const Connection&) = delete;
 
   // Resolves, connects and (for TLS) handshakes. TLS verification failures are not retryable.
-  // *stop yields an IoError with message "stopped".
+  // *stop yields an IoError with message "stopped". Running out of file descriptors (EMFILE) is a
+  // retryable IoError like any connect failure, never an exception. The other calls need a
+  // successful Connect first (else a retryable IoError).
   std::optional<IoError> Connect(Deadline deadline, const std::atomic<bool>* stop = nullptr);
 
   std::optional<IoError> Send(const WireRequest& req, Deadline deadline,
@@ -92,8 +94,13 @@ class Connection {
   void Close();
 
  private:
+  std::optional<IoError> ConnectImpl(Deadline deadline, const std::atomic<bool>* stop);
+
   struct Impl;
-  std::unique_ptr<Impl> impl_;
+  struct Pending;
+  std::unique_ptr<Pending> pending_;  // what Connect needs to build impl_
+  std::unique_ptr<Impl> impl_;        // null until Connect
+
   bool reusable_ = false;
 };
 

@@ -250,7 +250,12 @@ void KubeOutcomeSink::Loop() {
       queue_.pop_front();
       ++busy_;
     }
-    w();
+    try {
+      w();
+    } catch (const std::exception& e) {
+      // Nothing may escape the writer thread (std::terminate): log and go on with the next write.
+      BERTH_ERROR() << "writer: " << e.what();
+    }
     {
       std::lock_guard lock(mu_);
       --busy_;

@@ -1,5 +1,10 @@
 #include "scheduler/binder/binder.h"
 
+#include <exception>
+#include <system_error>
+
+#include "base/log.h"
+
 namespace berth::binder {
 
 ThreadPoolExecutor::ThreadPoolExecutor(int workers, int max_workers)
@@ -24,7 +29,12 @@ void ThreadPoolExecutor::Submit(BindingTask task) {
     ++in_flight_;
     if (idle_ < static_cast<int>(tasks_.size()) &&
         static_cast<int>(threads_.size()) < max_workers_) {
-      threads_.emplace_back([this] { Loop(); });
+      try {
+        threads_.emplace_back([this] { Loop(); });
+      } catch (const std::system_error& e) {
+        // Out of threads (EAGAIN): the task stays queued for the workers there are.
+        BERTH_ERROR() << "binding pool: new worker: " << e.what();
+      }
     }
   }
   cv_.notify_one();
@@ -47,7 +57,13 @@ void ThreadPoolExecutor::Loop() {
       task = std::move(tasks_.front());
       tasks_.pop_front();
     }
-    task.run();
+    try {
+      task.run();
+    } catch (const std::exception& e) {
+      // Nothing may escape the worker (std::terminate); the binding cycle reports its own
+      // failures, so this is a fault outside it (e.g. out of file descriptors).
+      BERTH_ERROR() << "binding worker: " << e.what();
+    }
     std::lock_guard lock(mu_);
     --in_flight_;
   }

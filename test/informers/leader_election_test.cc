@@ -4,9 +4,11 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <mutex>
 #include <regex>
 #include <string>
+#include <system_error>
 #include <thread>
 
 #include "api/json/parse.h"
@@ -177,6 +179,42 @@ TEST(LeaderElectionTest, CreatesAnAbsentLeaseAndRenewsIt) {
   EXPECT_EQ(server.Get()->duration, 1);
   std::lock_guard lock(calls.mu);
   EXPECT_EQ(calls.leaders, std::vector<std::string>{"a"});
+}
+
+// An exception from the client while leading (e.g. out of file descriptors) does not escape the
+// elector's thread (std::terminate): leadership ends as after a failed renewal, and the elector
+// campaigns again and leads again.
+TEST(LeaderElectionTest, ClientExceptionEndsLeadershipAndCampaignsAgain) {
+  FakeKubeClient kc;
+  LeaseServer server(kc);
+  std::atomic<bool> throw_next{false};
+  kc.SetHandler([&](const client::Request& r) -> std::optional<Result<client::Response>> {
+    if (throw_next.exchange(false)) {
+      throw std::system_error(EMFILE, std::generic_category(), "epoll_create");
+    }
+    return server.Handle(r);
+  });
+  Calls calls;
+  LeaderElectionConfig c = Fast("a", &calls);
+  std::mutex log_mu;
+  std::vector<std::string> logs;
+  c.log = [&](std::string_view line) {
+    std::lock_guard lock(log_mu);
+    logs.emplace_back(line);
+  };
+  auto e = MakeElector(kc, std::move(c));
+  e->Start();
+  ASSERT_TRUE(WaitFor([&] { return e->IsLeader(); }));
+  throw_next = true;
+  ASSERT_TRUE(WaitFor([&] { return calls.stopped.load() == 1; }));
+  ASSERT_TRUE(WaitFor([&] { return calls.started.load() == 2 && e->IsLeader(); }));
+  e->Stop();
+  std::lock_guard lock(log_mu);
+  bool logged = false;
+  for (const auto& l : logs) {
+    logged |= l == "leader election: epoll_create: Too many open files; campaigning again";
+  }
+  EXPECT_TRUE(logged) << ::testing::PrintToString(logs);
 }
 
 TEST(LeaderElectionTest, ExactlyOneOfTwoLeadsAndReleaseHandsOver) {

@@ -2,8 +2,12 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <cerrno>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "api/decode.h"
@@ -150,6 +154,29 @@ TEST_F(ReflectorTest, ListsAllPagesThenWatchesFromListResourceVersion) {
   EXPECT_EQ(stats.relists, 0);
   EXPECT_EQ(stats.resource_version, "10");
   EXPECT_NE(stats.last_sync_time, std::chrono::system_clock::time_point{});
+  r->Stop();
+}
+
+// An exception from the client (here running out of file descriptors, as a client that threw
+// would) does not escape the reflector's thread (std::terminate): it is logged and the list is
+// retried after the backoff.
+TEST_F(ReflectorTest, ClientExceptionIsLoggedAndRetriedNotFatal) {
+  std::atomic<int> thrown{0};
+  client_.SetHandler([&](const client::Request&) -> std::optional<Result<client::Response>> {
+    if (thrown.fetch_add(1) == 0) {
+      throw std::system_error(EMFILE, std::generic_category(), "epoll_create");
+    }
+    return std::nullopt;
+  });
+  client_.PushResponse("GET", kPods, 200, ListJson("10", {PodJson("a", "3")}));
+  auto r = Make();
+  r->Start();
+  ASSERT_TRUE(WaitFor([&] { return client_.WatchPaths(kPods).size() == 1; }));
+  EXPECT_TRUE(r->HasSynced());
+  EXPECT_EQ(recorder_.events(), (std::vector<std::string>{"ADD default/a@3"}));
+  EXPECT_EQ(client_.ListPaths(kPods).size(), 2u);
+  EXPECT_EQ(CountLogs("Pod reflector: epoll_create: Too many open files"), 1)
+      << ::testing::PrintToString(Logs());
   r->Stop();
 }
 

@@ -19,17 +19,21 @@ const char kUsage[] =
     "  run [--config FILE] [--policy-config-file FILE] [--kubeconfig FILE] [--namespace NS]\n"
     "      [--v N]\n"
     "      [--bind-address IP] [--secure-port N] [--tls-cert-file F --tls-private-key-file F]\n"
-    "      [--metrics-bind-address HOST:PORT]\n"
+    "      [--metrics-bind-address HOST:PORT] [--max-connections N]\n"
     "      Schedule pods of the configured profiles in a cluster. Without --kubeconfig (and\n"
     "      no clientConnection.kubeconfig in the config) berth uses the in-cluster config.\n"
     "      /healthz /livez /readyz /metrics /configz are served over HTTPS on the secure port\n"
     "      (10259; 0 picks a free one) with a self-signed certificate unless one is given, and\n"
-    "      over plain HTTP on --metrics-bind-address when set.\n"
+    "      over plain HTTP on --metrics-bind-address when set. At most --max-connections\n"
+    "      (default 1024) connections are open at once; more are refused.\n"
     "  extender --config FILE --listen ADDR [--kubeconfig FILE] [--profile NAME]\n"
-    "      [--tls-cert FILE --tls-key FILE] [--v N]\n"
+    "      [--tls-cert FILE --tls-key FILE] [--max-request-bytes N] [--max-connections N]\n"
+    "      [--v N]\n"
     "      Serve the Filter and Score plugins of the config's first profile (or --profile) as a\n"
     "      scheduler extender: POST /filter and /prioritize (also under /scheduler/), for the\n"
     "      default kube-scheduler's `extenders:`. Plain HTTP unless a certificate is given.\n"
+    "      Request bodies over --max-request-bytes (default 16 MiB) are answered 413; at most\n"
+    "      --max-connections (default 1024) connections are open at once, more are refused.\n"
     "  version\n"
     "      Print berth's version.\n"
     "\n"
@@ -80,6 +84,25 @@ Flags ParseFlags(int argc, char** argv, int first, const std::vector<std::string
     f.values[name] = value;
   }
   return f;
+}
+
+bool PositiveFlag(const std::string& command, const Flags& f, const std::string& name,
+                  size_t fallback, size_t* out) {
+  if (!f.Has(name)) {
+    *out = fallback;
+    return true;
+  }
+  const std::string v = f.Get(name);
+  size_t n = 0;
+  bool ok = !v.empty() && v.size() <= 18 && v.find_first_not_of("0123456789") == std::string::npos;
+  if (ok) n = std::stoull(v);
+  if (!ok || n == 0) {
+    std::cerr << "berth " << command << ": --" << name << " wants a positive integer, not \"" << v
+              << "\"\n";
+    return false;
+  }
+  *out = n;
+  return true;
 }
 
 bool ApplyPolicyFile(const std::string& command, const std::string& path,

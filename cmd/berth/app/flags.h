@@ -32,6 +32,11 @@ struct Flags {
 Flags ParseFlags(int argc, char** argv, int first, const std::vector<std::string>& with_value,
                  const std::vector<std::string>& booleans);
 
+// A positive integer flag (e.g. --max-connections 1024), or `fallback` when not given. Returns
+// false after printing `berth <command>: --<name> wants a positive integer, not "x"`.
+bool PositiveFlag(const std::string& command, const Flags& f, const std::string& name,
+                  size_t fallback, size_t* out);
+
 // --policy-config-file: the Policy replaces the profiles (one profile, named after the config's
 // first profile) and brings its extenders. Returns false after printing the error.
 bool ApplyPolicyFile(const std::string& command, const std::string& path,

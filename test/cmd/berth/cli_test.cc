@@ -105,6 +105,22 @@ TEST(CliTest, MissingAndUnknownFlags) {
             "berth simulate: /nonexistent.yaml: cannot read file: No such file or directory\n");
 }
 
+TEST(CliTest, ServerLimitFlagsWantPositiveIntegers) {
+  auto ext = Berth("extender --config x --listen 127.0.0.1:0 --max-request-bytes 0");
+  EXPECT_EQ(ext.code, 2);
+  EXPECT_NE(ext.err.find("--max-request-bytes wants a positive integer, not \"0\""),
+            std::string::npos)
+      << ext.err;
+  auto conns = Berth("run --max-connections lots");
+  EXPECT_EQ(conns.code, 2);
+  EXPECT_NE(conns.err.find("--max-connections wants a positive integer, not \"lots\""),
+            std::string::npos)
+      << conns.err;
+  auto help = Berth("help");
+  EXPECT_NE(help.out.find("--max-request-bytes"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("--max-connections"), std::string::npos) << help.out;
+}
+
 }  // namespace
 
 namespace {

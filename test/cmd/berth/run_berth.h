@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -22,7 +23,9 @@ struct Run {
 // Runs `berth ARGS` with stdout and stderr captured.
 inline Run Berth(const std::string& args) {
   static int n = 0;
-  const std::string err_file = ::testing::TempDir() + "/berth_err_" + std::to_string(n++);
+  // The pid too: ctest runs test cases in parallel processes, each counting from 0.
+  const std::string err_file =
+      ::testing::TempDir() + "/berth_err_" + std::to_string(getpid()) + "_" + std::to_string(n++);
   const std::string cmd = std::string(BERTH_BINARY) + " " + args + " 2>" + err_file;
   Run r;
   FILE* p = popen(cmd.c_str(), "r");

@@ -5,6 +5,12 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <system_error>
+#include <thread>
+
 namespace berth::binder {
 namespace {
 
@@ -23,6 +29,22 @@ TEST(SplitExecutorTest, BlockingPreBindGoesToTheWaitingPool) {
   EXPECT_EQ(ran, 10);
   EXPECT_EQ(plain.RunReady(), 1);
   EXPECT_EQ(ran, 11);
+}
+
+// A task that throws (a fault outside the binding cycle's own error handling, e.g. out of file
+// descriptors) does not escape the worker thread (std::terminate): it is logged, counted as done,
+// and the pool goes on with the next task.
+TEST(ThreadPoolExecutorTest, ATaskThatThrowsDoesNotKillTheWorker) {
+  ThreadPoolExecutor pool(1, 1);
+  std::atomic<int> ran{0};
+  pool.Submit(BindingTask{
+      nullptr, [] { throw std::system_error(EMFILE, std::generic_category(), "socket"); }});
+  pool.Submit(BindingTask{nullptr, [&] { ++ran; }});
+  for (int i = 0; i < 500 && pool.InFlight() > 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(pool.InFlight(), 0u);
+  EXPECT_EQ(ran.load(), 1);
 }
 
 }  // namespace

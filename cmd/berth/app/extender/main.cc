@@ -15,14 +15,23 @@
 namespace berth::extender_server {
 
 int Main(int argc, char** argv) {
-  app::Flags f = app::ParseFlags(
-      argc, argv, 2, {"config", "listen", "kubeconfig", "profile", "tls-cert", "tls-key", "v"}, {});
+  app::Flags f = app::ParseFlags(argc, argv, 2,
+                                 {"config", "listen", "kubeconfig", "profile", "tls-cert",
+                                  "tls-key", "v", "max-request-bytes", "max-connections"},
+                                 {});
   if (!f.error.empty()) {
     std::cerr << "berth extender: " << f.error << "\n" << app::kUsage;
     return 2;
   }
   if (!f.Has("config") || !f.Has("listen")) {
     std::cerr << "berth extender: --config FILE and --listen ADDR are required\n" << app::kUsage;
+    return 2;
+  }
+  size_t max_request_bytes = 0, max_connections = 0;
+  if (!app::PositiveFlag("extender", f, "max-request-bytes", ServerOptions{}.max_request_bytes,
+                         &max_request_bytes) ||
+      !app::PositiveFlag("extender", f, "max-connections", ServerOptions{}.max_connections,
+                         &max_connections)) {
     return 2;
   }
   if (f.Has("v")) log::Verbosity() = std::atoi(f.Get("v").c_str());
@@ -33,6 +42,8 @@ int Main(int argc, char** argv) {
     return 2;
   }
   ServerOptions options;
+  options.max_request_bytes = max_request_bytes;
+  options.max_connections = max_connections;
   options.config = std::move(*loaded);
   options.profile = f.Get("profile");
   options.listen = f.Get("listen");

@@ -16,7 +16,7 @@ bool Is(std::string_view path, std::string_view verb) {
 }
 
 run::HttpReply Text(int status, std::string body) {
-  return run::HttpReply{status, "text/plain; charset=utf-8", std::move(body) + "\n"};
+  return run::HttpReply{status, "text/plain; charset=utf-8", std::move(body) + "\n", {}};
 }
 
 }  // namespace
@@ -32,7 +32,11 @@ run::HttpHandlers MakeHandlers(Evaluator* evaluator, std::function<bool()> synce
     const bool filter = Is(path, "filter");
     const bool prioritize = Is(path, "prioritize");
     if (!filter && !prioritize) return std::nullopt;
-    if (method != "POST") return Text(405, "method not allowed: use POST");
+    if (method != "POST") {
+      run::HttpReply reply = Text(405, "method not allowed: use POST");
+      reply.headers.emplace_back("Allow", "POST");
+      return reply;
+    }
     auto args = extenders::DecodeExtenderArgs(body);
     if (filter) {
       extenders::FilterAnswer answer;
@@ -48,13 +52,13 @@ run::HttpHandlers MakeHandlers(Evaluator* evaluator, std::function<bool()> synce
       }
       BERTH_LOG(2) << "filter: " << answer.passed.size() << " passed, " << answer.failed.size()
                    << " failed, " << answer.failed_and_unresolvable.size() << " unresolvable";
-      return run::HttpReply{200, "application/json", extenders::EncodeFilterAnswer(answer)};
+      return run::HttpReply{200, "application/json", extenders::EncodeFilterAnswer(answer), {}};
     }
     if (!args.ok()) return Text(400, "berth extender: " + args.error());
     if (!synced()) return Text(503, "berth extender: informer caches not synced yet");
     auto scores = evaluator->Prioritize(*args);
     if (!scores.ok()) return Text(400, "berth extender: " + scores.error());
-    return run::HttpReply{200, "application/json", extenders::EncodeHostPriorityList(*scores)};
+    return run::HttpReply{200, "application/json", extenders::EncodeHostPriorityList(*scores), {}};
   };
   return h;
 }
@@ -97,7 +101,8 @@ int Server::Run() {
   if (!tls) http.secure_address.clear();
   http.cert_file = options_.tls_cert_file;
   http.key_file = options_.tls_key_file;
-  http.max_request_body = 256 << 20;  // ExtenderArgs with full Nodes of a big cluster
+  http.max_request_body = options_.max_request_bytes;
+  http.max_connections = options_.max_connections;
   auto server = run::HttpServer::Start(
       http, MakeHandlers(evaluator->get(), [&factory] { return factory.HasSynced(); }));
   if (!server.ok()) {

@@ -37,6 +37,11 @@ struct ServerOptions {
   std::string listen = "127.0.0.1:8888";    // host:port
   std::string tls_cert_file, tls_key_file;  // both or neither; neither = plain HTTP
   std::chrono::seconds cache_sync_timeout{120};
+  // Largest request body (--max-request-bytes); bigger ones are answered 413. ExtenderArgs with
+  // full Node objects (nodeCacheCapable: false) of a big cluster may need it raised.
+  size_t max_request_bytes = 16 << 20;
+  // Most connections open at once (--max-connections); more are refused.
+  size_t max_connections = 1024;
 };
 
 // The HTTP routes over an evaluator (exposed for tests). `synced` says whether the caches are

@@ -383,7 +383,12 @@ void Daemon::Impl::ScheduleLoop(scheduler::Scheduler& sched) {
       cv.wait(lock, [&] { return leading || shutdown || failed; });
       if (shutdown || failed) return;
     }
-    if (!sched.ScheduleOne(/*block=*/true)) return;  // queue closed
+    try {
+      if (!sched.ScheduleOne(/*block=*/true)) return;  // queue closed
+    } catch (const std::exception& e) {
+      // Nothing may escape the thread (std::terminate): log and go on with the next pod.
+      BERTH_ERROR() << "scheduling: " << e.what();
+    }
   }
 }
 

@@ -39,7 +39,8 @@ bool ServingOptions(const app::Flags& f, HttpServerOptions* http) {
     return false;
   }
   if (f.Has("metrics-bind-address")) http->plain_address = f.Get("metrics-bind-address");
-  return true;
+  return app::PositiveFlag("run", f, "max-connections", http->max_connections,
+                           &http->max_connections);
 }
 
 // --config (or the defaults), --policy-config-file and the extenders they name. False after
@@ -73,11 +74,12 @@ bool LoadConfig(const app::Flags& f, const framework::Registry& registry, Daemon
 }  // namespace
 
 int Main(int argc, char** argv) {
-  app::Flags f = app::ParseFlags(
-      argc, argv, 2,
-      {"config", "policy-config-file", "kubeconfig", "v", "namespace", "bind-address",
-       "secure-port", "tls-cert-file", "tls-private-key-file", "metrics-bind-address"},
-      {});
+  app::Flags f =
+      app::ParseFlags(argc, argv, 2,
+                      {"config", "policy-config-file", "kubeconfig", "v", "namespace",
+                       "bind-address", "secure-port", "tls-cert-file", "tls-private-key-file",
+                       "metrics-bind-address", "max-connections"},
+                      {});
   if (!f.error.empty()) {
     std::cerr << "berth run: " << f.error << "\n" << app::kUsage;
     return 2;
@@ -85,11 +87,11 @@ int Main(int argc, char** argv) {
   if (f.Has("v")) log::Verbosity() = std::atoi(f.Get("v").c_str());
   const framework::Registry registry = plugins::NewInTreeRegistry();
   DaemonOptions options;
+  if (!ServingOptions(f, &options.http)) return 2;
   if (!LoadConfig(f, registry, &options)) return 2;
   const std::string kubeconfig = f.Get("kubeconfig", options.config.client_connection.kubeconfig);
   if (!app::LoadClient("run", kubeconfig, &options.client)) return 2;
   options.pod_namespace = PodNamespace(f, options.client);
-  if (!ServingOptions(f, &options.http)) return 2;
 
   // SIGTERM / SIGINT go to one watcher thread (blocked everywhere else).
   sigset_t signals;

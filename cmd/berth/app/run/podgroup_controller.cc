@@ -105,7 +105,11 @@ void PodGroupController::Loop() {
       if (stop_) return;
       if (queue_.empty()) {
         lock.unlock();
-        EnqueueAll();
+        try {
+          EnqueueAll();
+        } catch (const std::exception& e) {
+          BERTH_ERROR() << "podgroup controller: " << e.what();
+        }
         continue;
       }
       key = std::move(queue_.front());
@@ -113,7 +117,13 @@ void PodGroupController::Loop() {
       queued_.erase(key);
     }
     if (active_ && !active_()) continue;
-    Reconcile(key);
+    try {
+      Reconcile(key);
+    } catch (const std::exception& e) {
+      // Nothing may escape the thread (std::terminate); the periodic re-check retries the group.
+      BERTH_ERROR() << "podgroup controller: " << key << ": " << e.what()
+                    << "; retrying with the next periodic check";
+    }
   }
 }
 

@@ -8,6 +8,7 @@
 #include <openssl/x509v3.h>
 #include <pthread.h>
 
+#include <algorithm>
 #include <atomic>
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
@@ -39,6 +40,12 @@ using tcp = net::ip::tcp;
 constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
 constexpr auto kIdleTimeout = std::chrono::seconds(60);
 constexpr size_t kMaxRequestBody = 16 * 1024;
+// Request line plus headers (Beast's default is 8 KiB; Go's 1 MiB).
+constexpr uint32_t kMaxHeaderBytes = 64 * 1024;
+// After an error answer, unread request bytes are read and dropped for up to this long (and this
+// much) before closing, so that the client sees the answer rather than a reset.
+constexpr auto kLingerTimeout = std::chrono::seconds(1);
+constexpr size_t kMaxLingerBytes = 1 << 20;
 
 // ---- Addresses ----
 
@@ -205,13 +212,14 @@ struct Reply {
   http::status status = http::status::ok;
   std::string content_type = "text/plain; charset=utf-8";
   std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;
 };
 
 Reply Checks(const std::function<std::vector<std::string>()>& check, std::string_view name) {
   std::vector<std::string> reasons;
   if (check) reasons = check();
-  if (reasons.empty()) return Reply{http::status::ok, "text/plain; charset=utf-8", "ok"};
-  Reply r{http::status::internal_server_error, "text/plain; charset=utf-8", ""};
+  if (reasons.empty()) return Reply{http::status::ok, "text/plain; charset=utf-8", "ok", {}};
+  Reply r{http::status::internal_server_error, "text/plain; charset=utf-8", "", {}};
   for (const auto& reason : reasons) r.body += reason + "\n";
   r.body += std::string(name) + " check failed\n";
   return r;
@@ -225,35 +233,46 @@ Reply Route(http::verb method, std::string_view target, const HttpHandlers& h,
       auto sv = http::to_string(method);
       if (auto r = h.routes(std::string_view(sv.data(), sv.size()), route_path, body)) {
         return Reply{static_cast<http::status>(r->status), std::move(r->content_type),
-                     std::move(r->body)};
+                     std::move(r->body), std::move(r->headers)};
       }
     } catch (const std::exception& e) {
       BERTH_ERROR() << "http " << route_path << ": " << e.what();
-      return Reply{http::status::internal_server_error, "text/plain; charset=utf-8",
-                   std::string("internal error: ") + e.what() + "\n"};
+      return Reply{http::status::internal_server_error,
+                   "text/plain; charset=utf-8",
+                   std::string("internal error: ") + e.what() + "\n",
+                   {}};
     }
   }
-  if (method != http::verb::get && method != http::verb::head) {
-    return Reply{http::status::method_not_allowed, "text/plain; charset=utf-8",
-                 "method not allowed\n"};
-  }
   std::string_view path = target.substr(0, target.find('?'));
+  const bool known = path == "/healthz" || path == "/livez" || path == "/readyz" ||
+                     (path == "/metrics" && h.metrics) || (path == "/configz" && h.configz);
+  if (!known) {
+    return Reply{http::status::not_found, "text/plain; charset=utf-8", "404 page not found\n", {}};
+  }
+  if (method != http::verb::get && method != http::verb::head) {
+    return Reply{http::status::method_not_allowed,
+                 "text/plain; charset=utf-8",
+                 "method not allowed\n",
+                 {{"Allow", "GET, HEAD"}}};
+  }
   try {
     if (path == "/healthz") return Checks(h.liveness, "healthz");
     if (path == "/livez") return Checks(h.liveness, "livez");
     if (path == "/readyz") return Checks(h.readiness, "readyz");
     if (path == "/metrics" && h.metrics) {
-      return Reply{http::status::ok, "text/plain; version=0.0.4; charset=utf-8", h.metrics()};
+      return Reply{http::status::ok, "text/plain; version=0.0.4; charset=utf-8", h.metrics(), {}};
     }
     if (path == "/configz" && h.configz) {
-      return Reply{http::status::ok, "application/json", h.configz()};
+      return Reply{http::status::ok, "application/json", h.configz(), {}};
     }
   } catch (const std::exception& e) {
     BERTH_ERROR() << "http " << path << ": " << e.what();
-    return Reply{http::status::internal_server_error, "text/plain; charset=utf-8",
-                 std::string("internal error: ") + e.what() + "\n"};
+    return Reply{http::status::internal_server_error,
+                 "text/plain; charset=utf-8",
+                 std::string("internal error: ") + e.what() + "\n",
+                 {}};
   }
-  return Reply{http::status::not_found, "text/plain; charset=utf-8", "404 page not found\n"};
+  return Reply{http::status::not_found, "text/plain; charset=utf-8", "404 page not found\n", {}};
 }
 
 // ---- Connections ----
@@ -312,6 +331,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   void Read() {
     parser_.emplace();
     parser_->body_limit(max_body_);
+    parser_->header_limit(kMaxHeaderBytes);
     beast::get_lowest_layer(stream_).expires_after(kIdleTimeout);
     http::async_read(
         stream_, buffer_, *parser_,
@@ -320,7 +340,10 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
 
   void OnRead(beast::error_code ec) {
     if (ec == http::error::end_of_stream) return Shutdown();
-    if (ec) return;  // timeout, reset or a malformed request: drop the connection
+    if (ec) {
+      if (auto status = RejectStatus(ec)) return Reject(*status, ec);
+      return;  // timeout, reset, or the client went away mid-request: drop the connection
+    }
     const auto& req = parser_->get();
     auto target = req.target();
     Reply reply =
@@ -329,7 +352,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     res->set(http::field::server, "berth");
     res->set(http::field::content_type, reply.content_type);
     res->set("X-Content-Type-Options", "nosniff");
-    if (reply.status == http::status::method_not_allowed) res->set(http::field::allow, "GET, HEAD");
+    for (const auto& [name, value] : reply.headers) res->set(name, value);
     res->keep_alive(req.keep_alive());
     const bool head = req.method() == http::verb::head;
     res->body() = std::move(reply.body);
@@ -341,6 +364,69 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
                         if (res->keep_alive()) return self->Read();
                         self->Shutdown();
                       });
+  }
+
+  // The answer to a request the parser refused, or nullopt when there is nobody to answer.
+  static std::optional<http::status> RejectStatus(beast::error_code ec) {
+    if (ec.category() != http::make_error_code(http::error::bad_version).category()) {
+      return std::nullopt;  // I/O error or timeout
+    }
+    if (ec == http::error::end_of_stream || ec == http::error::partial_message ||
+        ec == http::error::need_more || ec == http::error::need_buffer) {
+      return std::nullopt;
+    }
+    if (ec == http::error::body_limit) return http::status::payload_too_large;
+    if (ec == http::error::header_limit) return http::status::request_header_fields_too_large;
+    return http::status::bad_request;
+  }
+
+  // Answers `status` (Connection: close) and ends the connection.
+  void Reject(http::status status, beast::error_code ec) {
+    std::string why = ec.message();
+    if (status == http::status::payload_too_large) {
+      why = "request body larger than " + std::to_string(max_body_) + " bytes";
+    } else if (status == http::status::request_header_fields_too_large) {
+      why = "request line and headers larger than " + std::to_string(kMaxHeaderBytes) + " bytes";
+    }
+    BERTH_LOG(2) << "http: refusing a request: " << static_cast<int>(status) << " " << why;
+    auto res = std::make_shared<http::response<http::string_body>>(status, 11);
+    res->set(http::field::server, "berth");
+    res->set(http::field::content_type, "text/plain; charset=utf-8");
+    res->set("X-Content-Type-Options", "nosniff");
+    res->body() = std::to_string(static_cast<int>(status)) + " " +
+                  std::string(http::obsolete_reason(status)) + ": " + why + "\n";
+    res->keep_alive(false);
+    res->prepare_payload();
+    beast::get_lowest_layer(stream_).expires_after(kHandshakeTimeout);
+    http::async_write(stream_, *res,
+                      [self = this->shared_from_this(), res](beast::error_code ec, size_t) {
+                        if (ec) return;
+                        self->Linger();
+                      });
+  }
+
+  // After an error answer: stop sending, then read and drop what the client still sends for a
+  // moment, so that closing does not reset the connection before the client has read the answer.
+  void Linger() {
+    if constexpr (kTls) {
+      Shutdown();
+    } else {
+      beast::error_code ignored;
+      stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+      beast::get_lowest_layer(stream_).expires_after(kLingerTimeout);
+      buffer_.clear();
+      lingered_ = 0;
+      Drain();
+    }
+  }
+  void Drain() {
+    stream_.async_read_some(buffer_.prepare(16 * 1024),
+                            [self = this->shared_from_this()](beast::error_code ec, size_t n) {
+                              self->lingered_ += n;
+                              if (ec || self->lingered_ > kMaxLingerBytes)
+                                return;  // the session ends, closing
+                              self->Drain();
+                            });
   }
 
   // Orderly end of the connection after the last response.
@@ -359,6 +445,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   LiveSessions* live_;
   size_t max_body_;
   beast::flat_buffer buffer_;
+  size_t lingered_ = 0;
   std::optional<http::request_parser<http::string_body>> parser_;
 };
 
@@ -380,40 +467,84 @@ Result<std::unique_ptr<tcp::acceptor>> Listen(net::io_context& ioc, const std::s
 
 }  // namespace
 
-// Member order matters for destruction: the acceptors and the io_context (which destroys pending
+std::chrono::milliseconds NextAcceptBackoff(std::chrono::milliseconds previous) {
+  constexpr std::chrono::milliseconds kFirst{5}, kMax{1000};
+  if (previous < kFirst) return kFirst;
+  return std::min(previous * 2, kMax);
+}
+
+// Member order matters for destruction: the listeners and the io_context (which destroys pending
 // sessions) go before the TLS context, the handlers and the session set the sessions point at.
 struct HttpServer::Impl {
+  // One listening socket and its accept back-off.
+  struct Listener {
+    std::unique_ptr<tcp::acceptor> acceptor;
+    std::unique_ptr<net::steady_timer> retry;
+    std::chrono::milliseconds backoff{0};
+    bool tls = false;
+  };
+
   HttpHandlers handlers;
   ssl::context tls{ssl::context::tls_server};
   std::string certificate_pem;
   LiveSessions live;
   net::io_context ioc{1};
-  std::unique_ptr<tcp::acceptor> secure;
-  std::unique_ptr<tcp::acceptor> plain;
+  Listener secure;
+  Listener plain;
   int secure_port = 0;
   int plain_port = 0;
   size_t max_body = kMaxRequestBody;
+  size_t max_connections = 0;
+  std::atomic<uint64_t> refused{0};
+  bool refusing = false;  // the last connection was refused (logs once per episode)
   std::thread thread;
   std::atomic<bool> stopped{false};
 
-  void AcceptTls() {
-    secure->async_accept(ioc, [this](beast::error_code ec, tcp::socket socket) {
-      if (ec == net::error::operation_aborted) return;
-      if (!ec) {
-        std::make_shared<TlsSession>(std::move(socket), &tls, &handlers, &live, max_body)->Run();
+  void Accept(Listener& l) {
+    l.acceptor->async_accept(ioc, [this, &l](beast::error_code ec, tcp::socket socket) {
+      if (ec == net::error::operation_aborted || !l.acceptor->is_open()) return;
+      if (ec) {
+        // Typically EMFILE/ENFILE: the pending connection stays in the backlog, so re-arming at
+        // once would fail again at once. Back off as Go's net/http does.
+        l.backoff = NextAcceptBackoff(l.backoff);
+        BERTH_ERROR() << "http: accept error: " << ec.message() << "; retrying in "
+                      << l.backoff.count() << "ms";
+        l.retry->expires_after(l.backoff);
+        l.retry->async_wait([this, &l](beast::error_code wait_ec) {
+          if (!wait_ec) Accept(l);
+        });
+        return;
       }
-      AcceptTls();
+      l.backoff = std::chrono::milliseconds(0);
+      OnAccepted(std::move(socket), l.tls);
+      Accept(l);
     });
   }
-  void AcceptPlain() {
-    plain->async_accept(ioc, [this](beast::error_code ec, tcp::socket socket) {
-      if (ec == net::error::operation_aborted) return;
-      if (!ec) {
+
+  void OnAccepted(tcp::socket socket, bool is_tls) {
+    if (max_connections > 0 && live.size() >= max_connections) {
+      refused.fetch_add(1, std::memory_order_relaxed);
+      if (!refusing) {
+        BERTH_WARN() << "http: " << live.size()
+                     << " connections open (--max-connections); refusing new ones";
+        refusing = true;
+      }
+      beast::error_code ignored;
+      socket.close(ignored);
+      return;
+    }
+    refusing = false;
+    try {
+      if (is_tls) {
+        std::make_shared<TlsSession>(std::move(socket), &tls, &handlers, &live, max_body)->Run();
+      } else {
         std::make_shared<PlainSession>(std::move(socket), nullptr, &handlers, &live, max_body)
             ->Run();
       }
-      AcceptPlain();
-    });
+    } catch (const std::exception& e) {
+      // E.g. SSL_new failing for want of memory or descriptors: drop this connection only.
+      BERTH_ERROR() << "http: new connection: " << e.what();
+    }
   }
 };
 
@@ -422,6 +553,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(HttpServerOptions options,
   auto impl = std::make_unique<Impl>();
   impl->handlers = std::move(handlers);
   impl->max_body = options.max_request_body;
+  impl->max_connections = options.max_connections;
   if (options.secure_address.empty() && options.plain_address.empty()) {
     return Error{"no listen address"};
   }
@@ -431,18 +563,21 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(HttpServerOptions options,
     impl->certificate_pem = std::move(*pem);
     auto secure = Listen(impl->ioc, options.secure_address);
     if (!secure.ok()) return Error{secure.error()};
-    impl->secure = std::move(*secure);
-    impl->secure_port = impl->secure->local_endpoint().port();
+    impl->secure.acceptor = std::move(*secure);
+    impl->secure.retry = std::make_unique<net::steady_timer>(impl->ioc);
+    impl->secure.tls = true;
+    impl->secure_port = impl->secure.acceptor->local_endpoint().port();
   }
   if (!options.plain_address.empty()) {
     auto plain = Listen(impl->ioc, options.plain_address);
     if (!plain.ok()) return Error{plain.error()};
-    impl->plain = std::move(*plain);
-    impl->plain_port = impl->plain->local_endpoint().port();
+    impl->plain.acceptor = std::move(*plain);
+    impl->plain.retry = std::make_unique<net::steady_timer>(impl->ioc);
+    impl->plain_port = impl->plain.acceptor->local_endpoint().port();
   }
 
-  if (impl->secure) impl->AcceptTls();
-  if (impl->plain) impl->AcceptPlain();
+  if (impl->secure.acceptor) impl->Accept(impl->secure);
+  if (impl->plain.acceptor) impl->Accept(impl->plain);
   Impl* raw = impl.get();
   impl->thread = std::thread([raw] {
     pthread_setname_np(pthread_self(), "berth-http");
@@ -457,9 +592,10 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(HttpServerOptions options,
     }
   });
   std::ostringstream where;
-  if (raw->secure) where << "serving HTTPS on " << raw->secure->local_endpoint();
-  if (raw->plain) {
-    where << (raw->secure ? " and HTTP on " : "serving HTTP on ") << raw->plain->local_endpoint();
+  if (raw->secure.acceptor) where << "serving HTTPS on " << raw->secure.acceptor->local_endpoint();
+  if (raw->plain.acceptor) {
+    where << (raw->secure.acceptor ? " and HTTP on " : "serving HTTP on ")
+          << raw->plain.acceptor->local_endpoint();
   }
   BERTH_LOG(0) << where.str();
   return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));
@@ -477,8 +613,11 @@ void HttpServer::Stop() {
   Impl* impl = impl_.get();
   net::post(impl->ioc, [impl] {
     boost::system::error_code ec;
-    if (impl->secure) impl->secure->close(ec);
-    if (impl->plain) impl->plain->close(ec);
+    for (Impl::Listener* l : {&impl->secure, &impl->plain}) {
+      if (!l->acceptor) continue;
+      l->acceptor->close(ec);
+      l->retry->cancel();
+    }
     for (SessionBase* s : impl->live) s->Close();
     impl->ioc.stop();
   });
@@ -487,6 +626,7 @@ void HttpServer::Stop() {
 
 int HttpServer::secure_port() const { return impl_->secure_port; }
 int HttpServer::plain_port() const { return impl_->plain_port; }
+uint64_t HttpServer::refused_connections() const { return impl_->refused.load(); }
 const std::string& HttpServer::certificate_pem() const { return impl_->certificate_pem; }
 
 }  // namespace berth::run

@@ -8,7 +8,16 @@
 //                         per line, e.g. "informers not synced: Pod, Node"
 //   GET /metrics          200, Prometheus text format from `metrics` (404 when not given)
 //   GET /configz          200, JSON from `configz` (404 when not given)
-// Anything else is 404; methods other than GET/HEAD are 405. A query string is ignored.
+// Anything else is 404; other methods than GET/HEAD on these paths are 405 with an Allow header.
+// A query string is ignored.
+//
+// Hostile or broken clients: a request the parser refuses is answered, and the connection then
+// closed, as Go's net/http does: 400 for bad syntax (bad or duplicate Content-Length, bad chunked
+// encoding, ...), 413 for a body over max_request_body, 431 for a request line plus headers over
+// 64 KiB. At most max_connections connections are open at once (TLS and plain together); more
+// are accepted and closed at once (refused, never queued). Accept errors (EMFILE, ENFILE,
+// ENOBUFS, ...) are logged and retried after a back-off of 5 ms, doubling up to 1 s, reset by the
+// next accepted connection, so that running out of file descriptors does not spin a core.
 //
 // HTTPS always (TLS 1.2+), with the PEM certificate chain and key given, or else a self-signed
 // certificate generated at start (EC P-256, CN "berth-scheduler", SAN localhost, 127.0.0.1, ::1,
@@ -20,11 +29,15 @@
 // scheduling thread), one request at a time, so they must be thread-safe against the rest of the
 // process and should be quick. An exception from a callback becomes a 500 and a log line.
 
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "base/result.h"
@@ -40,15 +53,23 @@ struct HttpServerOptions {
   // Plain-HTTP address, same syntax; empty = no plain listener.
   std::string plain_address;
   // Empty secure_address = no HTTPS listener (then plain_address must be set).
-  // Largest request body accepted (bigger requests get the connection dropped).
+  // Largest request body accepted; bigger requests are answered 413 and the connection closed.
   size_t max_request_body = 16 * 1024;
+  // Most connections open at once; more are closed as soon as they are accepted. 0 = no cap.
+  size_t max_connections = 1024;
 };
+
+// The pause after an accept error that followed `previous` (0 after a success): 5 ms, doubling,
+// at most 1 s, as Go's net/http Server.Serve.
+std::chrono::milliseconds NextAcceptBackoff(std::chrono::milliseconds previous);
 
 // The answer of an extra route (HttpHandlers::routes).
 struct HttpReply {
   int status = 200;
   std::string content_type = "application/json";
   std::string body;
+  // Extra response headers, e.g. {"Allow", "POST"} with a 405.
+  std::vector<std::pair<std::string, std::string>> headers;
 };
 
 struct HttpHandlers {
@@ -96,6 +117,8 @@ class HttpServer {
   int plain_port() const;
   // The serving certificate (generated or loaded), PEM-encoded.
   const std::string& certificate_pem() const;
+  // Connections closed at once because max_connections were open.
+  uint64_t refused_connections() const;
 
  private:
   struct Impl;

@@ -191,7 +191,10 @@ TEST_F(EvaluatorTest, RoutesSpeakTheWireProtocol) {
   EXPECT_EQ(r->status, 400);
   // Other paths are not ours; GET is refused.
   EXPECT_FALSE(h.routes("POST", "/bind", "{}").has_value());
-  EXPECT_EQ(h.routes("GET", "/filter", "")->status, 405);
+  auto get = h.routes("GET", "/filter", "");
+  ASSERT_TRUE(get.has_value());
+  EXPECT_EQ(get->status, 405);
+  EXPECT_EQ(get->headers, (std::vector<std::pair<std::string, std::string>>{{"Allow", "POST"}}));
 }
 
 TEST_F(EvaluatorTest, NotSyncedYet) {

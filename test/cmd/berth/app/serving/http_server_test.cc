@@ -1,10 +1,16 @@
 #include "cmd/berth/app/serving/http_server.h"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -88,6 +94,58 @@ class HttpServerTest : public ::testing::Test {
 
   fs::path dir_;
 };
+
+// A TCP connection to 127.0.0.1:port, or -1. Reads time out after 5 s.
+int Dial(int port) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return -1;
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_port = htons(static_cast<uint16_t>(port));
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  timeval tv{5, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// Reads until the server closes the connection (or 5 s pass); "" after a reset or timeout with
+// nothing read.
+std::string ReadAll(int fd) {
+  std::string out;
+  char buf[4096];
+  for (;;) {
+    ssize_t n = recv(fd, buf, sizeof(buf), 0);
+    if (n <= 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  return out;
+}
+
+// Sends `request` as raw bytes over plain HTTP and returns everything the server answers before
+// closing the connection.
+std::string RawExchange(int port, const std::string& request) {
+  int fd = Dial(port);
+  if (fd < 0) return "";
+  size_t sent = 0;
+  while (sent < request.size()) {
+    ssize_t n = send(fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0) break;
+    sent += static_cast<size_t>(n);
+  }
+  std::string out = ReadAll(fd);
+  close(fd);
+  return out;
+}
+
+// The status code of a raw HTTP response ("HTTP/1.1 413 ..."), 0 when there is none.
+int StatusOf(const std::string& response) {
+  if (response.rfind("HTTP/1.1 ", 0) != 0 || response.size() < 12) return 0;
+  return std::atoi(response.substr(9, 3).c_str());
+}
 
 HttpServerOptions LocalOptions() {
   HttpServerOptions o;
@@ -330,6 +388,205 @@ TEST_F(HttpServerTest, StopIsQuickWithIdleConnectionsAndClosesThePorts) {
   char c;
   idle_plain.read_some(boost::asio::buffer(&c, 1), ec);
   EXPECT_TRUE(ec);
+}
+
+// A request the parser refuses gets a status and "Connection: close" before the connection is
+// closed, as from any HTTP server, rather than a silently dropped connection.
+TEST_F(HttpServerTest, MalformedAndOversizedRequestsGetAStatus) {
+  HttpServerOptions o = LocalOptions();
+  o.max_request_body = 1000;
+  auto server = HttpServer::Start(o, HttpHandlers{});
+  ASSERT_TRUE(server.ok()) << server.error();
+  const int port = (*server)->plain_port();
+  const std::string big(70 * 1024, 'a');
+  struct Case {
+    const char* name;
+    std::string request;
+    int status;
+  } cases[] = {
+      {"bad Content-Length", "POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n",
+       400},
+      {"duplicate Content-Length",
+       "POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nContent-Length: 5\r\n\r\nabcde",
+       400},
+      {"bad chunk size",
+       "POST /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: "
+       "chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n",
+       400},
+      {"bad request line", "GET\x01/healthz HTTP/1.1\r\nHost: x\r\n\r\n", 400},
+      {"body over the limit (Content-Length)",
+       "POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n" + std::string(5000, 'b'),
+       413},
+      {"body over the limit (chunked)",
+       "POST /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n800\r\n" +
+           std::string(0x800, 'b') + "\r\n0\r\n\r\n",
+       413},
+      {"oversized header", "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + big + "\r\n\r\n", 431},
+      {"oversized URI", "GET /healthz?" + big + " HTTP/1.1\r\nHost: x\r\n\r\n", 431},
+  };
+  for (const auto& c : cases) {
+    std::string res = RawExchange(port, c.request);
+    EXPECT_EQ(StatusOf(res), c.status) << c.name << ": " << res.substr(0, 200);
+    EXPECT_NE(res.find("Connection: close"), std::string::npos) << c.name << ": " << res;
+  }
+  // A body within the limit is fine, and the server is still serving.
+  std::string ok = RawExchange(port,
+                               "POST /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                               "Content-Length: 900\r\n\r\n" +
+                                   std::string(900, 'c'));
+  EXPECT_EQ(StatusOf(ok), 405) << ok;
+  EXPECT_EQ(Get(port, "/healthz", false).status, 200);
+  // The same over TLS, through curl.
+  EXPECT_EQ(Get((*server)->secure_port(), "/healthz", true,
+                "-X POST --data-binary @/dev/null -H 'Content-Length: 5000'")
+                .status,
+            413);
+}
+
+// 404 for a path nobody serves, whatever the method; 405 with Allow only for a known path.
+TEST_F(HttpServerTest, UnknownPathIs404WrongMethodOnAKnownPathIs405) {
+  HttpHandlers h;
+  h.routes = [](std::string_view method, std::string_view path,
+                const std::string&) -> std::optional<HttpReply> {
+    if (path != "/filter") return std::nullopt;
+    if (method != "POST") return HttpReply{405, "text/plain", "use POST\n", {{"Allow", "POST"}}};
+    return HttpReply{200, "application/json", "{}", {}};
+  };
+  auto server = HttpServer::Start(LocalOptions(), h);
+  ASSERT_TRUE(server.ok()) << server.error();
+  const int port = (*server)->plain_port();
+  EXPECT_EQ(Get(port, "/nope", false, "-X POST").status, 404);
+  EXPECT_EQ(Get(port, "/nope", false, "-X DELETE").status, 404);
+  EXPECT_EQ(Get(port, "/metrics", false, "-X POST").status, 404);  // no metrics callback
+  auto healthz = Get(port, "/healthz", false, "-X PUT");
+  EXPECT_EQ(healthz.status, 405);
+  EXPECT_NE(healthz.headers.find("Allow: GET, HEAD"), std::string::npos) << healthz.headers;
+  auto filter = Get(port, "/filter", false);
+  EXPECT_EQ(filter.status, 405);
+  EXPECT_NE(filter.headers.find("Allow: POST"), std::string::npos) << filter.headers;
+  EXPECT_EQ(Get(port, "/filter", false, "-X POST").status, 200);
+}
+
+TEST(AcceptBackoffTest, FiveMillisecondsDoublingToOneSecond) {
+  using std::chrono::milliseconds;
+  std::vector<int64_t> got;
+  milliseconds d{0};
+  for (int i = 0; i < 10; ++i) {
+    d = NextAcceptBackoff(d);
+    got.push_back(d.count());
+  }
+  EXPECT_EQ(got, (std::vector<int64_t>{5, 10, 20, 40, 80, 160, 320, 640, 1000, 1000}));
+  EXPECT_EQ(NextAcceptBackoff(milliseconds(0)).count(), 5);  // reset after a success
+}
+
+// Beyond max_connections a connection is closed at once (not left waiting); once one of the
+// open ones goes, the server answers again.
+TEST_F(HttpServerTest, ConnectionsOverTheCapAreRefusedNotQueued) {
+  HttpServerOptions o = LocalOptions();
+  o.max_connections = 2;
+  auto server = HttpServer::Start(o, HttpHandlers{});
+  ASSERT_TRUE(server.ok()) << server.error();
+  const int port = (*server)->plain_port();
+  int idle1 = Dial(port), idle2 = Dial(port);
+  ASSERT_GE(idle1, 0);
+  ASSERT_GE(idle2, 0);
+  // The cap counts connections the server has accepted: wait until it has refused one.
+  int extra = -1;
+  for (int i = 0; i < 100 && (*server)->refused_connections() == 0; ++i) {
+    if (extra >= 0) close(extra);
+    extra = Dial(port);
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  ASSERT_GE((*server)->refused_connections(), 1u);
+  if (extra >= 0) close(extra);
+  // A refused connection sees the close at once: a request on it gets no answer, and the read
+  // ends (EOF or reset) long before the server's 60 s idle timeout.
+  auto start = std::chrono::steady_clock::now();
+  std::string refused = RawExchange(port, "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(refused, "");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(4)) << "queued";
+  close(idle1);
+  int status = 0;
+  for (int i = 0; i < 50 && status != 200; ++i) {
+    status = Get(port, "/healthz", false).status;
+    if (status != 200) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(status, 200);
+  close(idle2);
+}
+
+// CPU seconds (user + system) the process has used.
+double CpuSeconds(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t close_paren = stat.rfind(')');
+  if (close_paren == std::string::npos) return -1;
+  std::istringstream fields(stat.substr(close_paren + 2));
+  std::string f;
+  double utime = 0, stime = 0;
+  for (int i = 3; i <= 15 && fields >> f; ++i) {
+    if (i == 14) utime = std::stod(f);
+    if (i == 15) stime = std::stod(f);
+  }
+  return (utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+// Out of file descriptors (the `ulimit -n` scenario): connections keep coming that the server
+// cannot accept (EMFILE). The server must neither abort nor spin a core re-trying accept, and
+// answers again once the load goes.
+TEST_F(HttpServerTest, OutOfFileDescriptorsBacksOffAndRecovers) {
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    close(ready[0]);
+    HttpServerOptions o;
+    o.secure_address.clear();
+    o.plain_address = "127.0.0.1:0";
+    auto server = HttpServer::Start(o, HttpHandlers{});
+    if (!server.ok()) _exit(3);
+    // Leave room for a few connections only (new descriptors take the lowest free numbers).
+    int open_fds = 0;
+    for ([[maybe_unused]] const auto& e : fs::directory_iterator("/proc/self/fd")) ++open_fds;
+    rlimit rl{};
+    getrlimit(RLIMIT_NOFILE, &rl);
+    rl.rlim_cur = static_cast<rlim_t>(open_fds + 5);
+    if (setrlimit(RLIMIT_NOFILE, &rl) != 0) _exit(4);
+    int port = (*server)->plain_port();
+    if (write(ready[1], &port, sizeof(port)) != sizeof(port)) _exit(5);
+    for (;;) pause();
+  }
+  close(ready[1]);
+  int port = 0;
+  ASSERT_EQ(read(ready[0], &port, sizeof(port)), static_cast<ssize_t>(sizeof(port)));
+  close(ready[0]);
+
+  // 40 connections that send nothing: a few are accepted, the rest wait in the backlog while
+  // accept fails with EMFILE.
+  std::vector<int> idle;
+  for (int i = 0; i < 40; ++i) {
+    int fd = Dial(port);
+    if (fd >= 0) idle.push_back(fd);
+  }
+  EXPECT_GE(idle.size(), 10u);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the back-off reaches 1 s steps
+  const double before = CpuSeconds(pid);
+  std::this_thread::sleep_for(std::chrono::seconds(2));
+  const double used = CpuSeconds(pid) - before;
+  // A spinning accept loop uses the whole 2 s of a core; backing off, almost nothing.
+  EXPECT_LT(used, 0.5) << "CPU seconds used in 2 s while out of descriptors";
+  EXPECT_EQ(waitpid(pid, nullptr, WNOHANG), 0) << "the server process died";
+
+  for (int fd : idle) close(fd);
+  int status = 0;
+  for (int i = 0; i < 100 && status != 200; ++i) {
+    status = Get(port, "/healthz", false).status;
+    if (status != 200) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(status, 200);
+  kill(pid, SIGKILL);
+  waitpid(pid, nullptr, 0);
 }
 
 }  // namespace
