@@ -14,10 +14,12 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <map>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -57,7 +59,25 @@ class JsonBuilder {
     return Add(Value::Int(static_cast<int64_t>(u)));
   }
   bool Double(double d) { return Add(Value::Double(d)); }
-  bool RawNumber(const char*, rapidjson::SizeType, bool) { return false; }  // not enabled
+  // Numbers arrive as text (kParseNumbersAsStringsFlag): RapidJSON 1.1.0's full-precision
+  // strtod reads a zero significand with an exponent wrongly ("0e50" gave 2e124 or -1.6e-266,
+  // "0e-50" 1.4e-17: __builtin_clzll(0) in DiyFp::Normalize, found by test/fuzz/fuzz_json), so
+  // the conversion is ours. Integer literals that fit int64 are Int, all else a double (as
+  // before); `str` is NUL-terminated (the reader copies it, no in-situ parsing).
+  bool RawNumber(const char* str, rapidjson::SizeType n, bool) {
+    std::string_view text(str, n);
+    if (text.find_first_of(".eE") == std::string_view::npos) {
+      int64_t i = 0;
+      auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), i);
+      if (ec == std::errc() && end == text.data() + text.size()) return Add(Value::Int(i));
+    }
+    double d = std::strtod(str, nullptr);  // the "C" locale: berth never calls setlocale
+    if (std::isinf(d)) {
+      number_too_big_ = true;
+      return false;
+    }
+    return Add(Value::Double(d));
+  }
   bool String(const char* s, rapidjson::SizeType n, bool) { return Add(Value::String({s, n})); }
   bool StartObject() { return Open(Value::MakeObject()); }
   bool Key(const char* s, rapidjson::SizeType n, bool) {
@@ -69,6 +89,7 @@ class JsonBuilder {
   bool EndArray(rapidjson::SizeType) { return Close(); }
 
   bool too_deep() const { return too_deep_; }
+  bool number_too_big() const { return number_too_big_; }
   Value TakeRoot() { return std::move(root_); }
 
  private:
@@ -106,6 +127,7 @@ class JsonBuilder {
   std::vector<std::string> keys_;
   Value root_;
   bool too_deep_ = false;
+  bool number_too_big_ = false;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -562,12 +584,15 @@ Result<Value> ParseJson(std::string_view bytes) {
   rapidjson::MemoryStream stream(bytes.data(), bytes.size());
   rapidjson::Reader reader;
   JsonBuilder builder;
-  constexpr unsigned kFlags = rapidjson::kParseFullPrecisionFlag | rapidjson::kParseIterativeFlag |
+  constexpr unsigned kFlags = rapidjson::kParseNumbersAsStringsFlag |
+                              rapidjson::kParseIterativeFlag |
                               rapidjson::kParseValidateEncodingFlag;
   rapidjson::ParseResult ok = reader.Parse<kFlags>(stream, builder);
   if (!ok) {
-    std::string reason =
-        builder.too_deep() ? kDepthMessage : rapidjson::GetParseError_En(ok.Code());
+    std::string reason = builder.too_deep() ? kDepthMessage
+                         : builder.number_too_big()
+                             ? rapidjson::GetParseError_En(rapidjson::kParseErrorNumberTooBig)
+                             : rapidjson::GetParseError_En(ok.Code());
     return Error{"invalid JSON at offset " + std::to_string(ok.Offset()) + ": " + reason};
   }
   return builder.TakeRoot();

@@ -43,6 +43,28 @@ TEST(ParseJsonTest, TypesAndNumbers) {
   EXPECT_EQ(v->AsObject().front().first, "i");
 }
 
+// RapidJSON 1.1.0's full-precision conversion read a zero significand with an exponent as
+// garbage: "0e50" was 2.1e124 (clang) or -1.6e-266 (g++), "0e-50" 1.4e-17 (found by fuzz_json).
+TEST(ParseJsonTest, ZeroWithAnExponentIsZero) {
+  for (const char* text : {"0e50", "0e-50", "-0E+5", "0.000e10", "[0e50]"}) {
+    auto v = ParseJson(text);
+    ASSERT_TRUE(v.ok()) << text << ": " << v.error();
+    const auto& n = v->IsArray() ? v->AsArray().at(0) : *v;
+    ASSERT_TRUE(n.IsDouble()) << text;
+    EXPECT_EQ(n.AsDouble(), 0.0) << text;
+  }
+  auto v = ParseJson(R"([0.1, 1e-400, 123456789012345678901234567890, -9223372036854775808, -0])");
+  ASSERT_TRUE(v.ok()) << v.error();
+  EXPECT_EQ(v->AsArray()[0].AsDouble(), 0.1);
+  EXPECT_EQ(v->AsArray()[1].AsDouble(), 0.0);
+  EXPECT_EQ(v->AsArray()[2].AsDouble(), 1.2345678901234568e29);
+  EXPECT_EQ(v->AsArray()[3].AsInt(), std::numeric_limits<int64_t>::min());
+  EXPECT_TRUE(v->AsArray()[4].IsInt());
+  auto big = ParseJson("[1.8e308]");
+  ASSERT_FALSE(big.ok());
+  EXPECT_NE(big.error().find("Number too big"), std::string::npos) << big.error();
+}
+
 TEST(ParseJsonTest, Errors) {
   struct Case {
     std::string input;
