@@ -54,6 +54,7 @@ add("fuzz_yaml", "kind: Pod\napiVersion: v1\nmetadata: {name: p, labels: {a: b}}
     "spec: {containers: [{name: c, resources: {requests: {cpu: 100m, memory: 1Gi}}}]}\n")
 add("fuzz_json", '{"a":[1,2.5,-3,true,false,null,"\\u00e9"],"b":{"c":{}}}')
 add("fuzz_json", '[]')
+add("fuzz_json", '[0e50, 0e-50, -0E+5, 1e-400, 123456789012345678901234567890]')  # RapidJSON 0eN
 
 # Configs and Policies.
 for p in config_files:
@@ -132,6 +133,7 @@ add("fuzz_extender_wire", b"\x01" + json.dumps({"NodeNames": ["n1"], "FailedNode
 add("fuzz_extender_wire", b"\x01" + json.dumps({"Nodes": {"Items": [node]}}).encode())
 add("fuzz_extender_wire", b"\x02" + json.dumps([{"Host": "n1", "Score": 5}, {"Host": "n2", "Score": 0}]).encode())
 add("fuzz_extender_wire", b"\x03" + json.dumps({"Error": "boom"}).encode())
+add("fuzz_extender_wire", b"\x02" + b'[{"Host": "n1", "Score": 0e5}]')
 
 # HTTP requests.
 add("fuzz_http_request", "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
