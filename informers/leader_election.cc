@@ -7,6 +7,7 @@
 
 #include "api/decode.h"
 #include "api/json/parse.h"
+#include "base/fault_counters.h"
 
 namespace berth::informers {
 namespace {
@@ -108,6 +109,7 @@ void LeaderElector::Start() {
         return;
       } catch (const std::exception& e) {
         Log(std::string("leader election: ") + e.what() + "; campaigning again");
+        CountFault(Fault::kRecoveredException, "leader_election");
         if (leading_) {
           leading_ = false;
           try {

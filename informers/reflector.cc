@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "api/json/parse.h"
+#include "base/fault_counters.h"
 #include "base/log.h"
 
 namespace berth::informers {
@@ -88,6 +89,7 @@ void Reflector::Start() {
         return;
       } catch (const std::exception& e) {
         Log(options_.kind + " reflector: " + e.what() + "; listing again after a backoff");
+        CountFault(Fault::kRecoveredException, "reflector");
         if (!SleepFor(NextBackoff())) return;
       }
     }

@@ -2,6 +2,7 @@
 
 #include <exception>
 
+#include "base/fault_counters.h"
 #include "base/log.h"
 
 namespace berth::scheduler {
@@ -53,6 +54,7 @@ void Housekeeping::Loop() {
     } catch (const std::exception& e) {
       // Nothing may escape the thread (std::terminate); the next tick tries again.
       BERTH_ERROR() << "housekeeping: " << e.what();
+      CountFault(Fault::kRecoveredException, "housekeeping");
     }
     lock.lock();
   }

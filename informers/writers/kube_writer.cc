@@ -4,6 +4,7 @@
 
 #include "api/decode.h"
 #include "api/json/parse.h"
+#include "base/fault_counters.h"
 #include "base/log.h"
 #include "scheduler/framework/types.h"
 
@@ -255,6 +256,7 @@ void KubeOutcomeSink::Loop() {
     } catch (const std::exception& e) {
       // Nothing may escape the writer thread (std::terminate): log and go on with the next write.
       BERTH_ERROR() << "writer: " << e.what();
+      CountFault(Fault::kRecoveredException, "writer");
     }
     {
       std::lock_guard lock(mu_);

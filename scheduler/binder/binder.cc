@@ -3,6 +3,7 @@
 #include <exception>
 #include <system_error>
 
+#include "base/fault_counters.h"
 #include "base/log.h"
 
 namespace berth::binder {
@@ -63,6 +64,7 @@ void ThreadPoolExecutor::Loop() {
       // Nothing may escape the worker (std::terminate); the binding cycle reports its own
       // failures, so this is a fault outside it (e.g. out of file descriptors).
       BERTH_ERROR() << "binding worker: " << e.what();
+      CountFault(Fault::kRecoveredException, "binding");
     }
     std::lock_guard lock(mu_);
     --in_flight_;

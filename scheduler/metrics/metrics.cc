@@ -224,11 +224,14 @@ struct SchedulerMetrics::Families {
 SchedulerMetrics::SchedulerMetrics() : SchedulerMetrics(std::make_shared<prometheus::Registry>()) {}
 
 SchedulerMetrics::SchedulerMetrics(std::shared_ptr<prometheus::Registry> registry)
-    : registry_(std::move(registry)), f_(std::make_unique<Families>(*registry_)) {}
+    : registry_(std::move(registry)),
+      f_(std::make_unique<Families>(*registry_)),
+      faults_(std::make_unique<FaultMetrics>(*registry_)) {}
 
 SchedulerMetrics::~SchedulerMetrics() = default;
 
 std::string SchedulerMetrics::Serialize() const {
+  faults_->Sync();
   std::ostringstream out;
   prometheus::TextSerializer().Serialize(out, registry_->Collect());
   return out.str();

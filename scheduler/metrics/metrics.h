@@ -3,9 +3,10 @@
 // help, types, labels and buckets (pkg/scheduler/metrics/metrics.go, v1.37.2; see
 // shared/reference/upstream-features.md §6), plus berth's own informer and API-client families.
 //
-// No globals: the daemon creates one SchedulerMetrics and passes a reference (or pointer) to the
-// scheduler, the queue, the cache, the kube client and the informers; the HTTP server's /metrics
-// handler calls Serialize().
+// No globals (except base/fault_counters.h, which threads without a metrics reference count into
+// and Serialize() exports): the daemon creates one SchedulerMetrics and passes a reference (or
+// pointer) to the scheduler, the queue, the cache, the kube client and the informers; the HTTP
+// server's /metrics handler calls Serialize().
 //
 // Threads: every method is thread-safe and may be called from any thread (scheduling thread,
 // Filter/Score workers, binding workers, informer threads, the HTTP server). Recording methods
@@ -27,6 +28,7 @@
 #include <vector>
 
 #include "scheduler/framework/status.h"
+#include "scheduler/metrics/fault_metrics.h"
 #include "scheduler/metrics/recorder.h"
 
 namespace prometheus {
@@ -176,6 +178,7 @@ class SchedulerMetrics final : public Recorder {
   struct Families;
   std::shared_ptr<prometheus::Registry> registry_;
   std::unique_ptr<Families> f_;
+  std::unique_ptr<FaultMetrics> faults_;  // synced on each Serialize()
 };
 
 }  // namespace berth::metrics

@@ -1,6 +1,8 @@
 """`berth extender` out of file descriptors (issue 15): run under `ulimit -n 200`, hold 300
 connections that send nothing, and check that berth neither aborts nor spins a core re-trying
-accept, and that /healthz answers again once the connections close.
+accept, that /healthz answers again once the connections close, and that /metrics counts the
+accept errors. A second case checks that connections over --max-connections are refused and
+counted.
 
 No API server is needed: the kubeconfig points at a closed port, so the informers keep retrying
 (and run out of descriptors too, which must be a retried error, not an abort).
@@ -50,6 +52,8 @@ def cpu_seconds(pid):
 
 class ExtenderOutOfDescriptorsTest(unittest.TestCase):
     def setUp(self):
+        self.conns = []
+        self.proc = None
         self.dir = tempfile.TemporaryDirectory()
         d = self.dir.name
         for name, text in (("config.yaml", CONFIG), ("kubeconfig", KUBECONFIG)):
@@ -57,17 +61,19 @@ class ExtenderOutOfDescriptorsTest(unittest.TestCase):
                 f.write(text)
         self.port = free_port()
         self.log = open(os.path.join(d, "berth.log"), "w+")
+
+    def start(self, ulimit, extra=""):
+        d = self.dir.name
         binary = os.environ["BERTH_BINARY"]
         self.proc = subprocess.Popen(
-            ["bash", "-c", f"ulimit -n 200 && exec {binary} extender --config {d}/config.yaml "
-             f"--listen 127.0.0.1:{self.port} --kubeconfig {d}/kubeconfig"],
+            ["bash", "-c", f"ulimit -n {ulimit} && exec {binary} extender --config {d}/config.yaml "
+             f"--listen 127.0.0.1:{self.port} --kubeconfig {d}/kubeconfig {extra}"],
             stderr=self.log)
-        self.conns = []
 
     def tearDown(self):
         for c in self.conns:
             c.close()
-        if self.proc.poll() is None:
+        if self.proc is not None and self.proc.poll() is None:
             self.proc.terminate()
             self.proc.wait(10)
         self.log.close()
@@ -79,6 +85,12 @@ class ExtenderOutOfDescriptorsTest(unittest.TestCase):
                 return r.status
         except Exception as e:  # noqa: BLE001 - any failure is "not answering"
             return repr(e)
+
+    def metric(self, name):
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/metrics", timeout=5) as r:
+            text = r.read().decode()
+        return sum(float(line.rsplit(" ", 1)[1]) for line in text.splitlines()
+                   if line.startswith(name + "{") and 'listener="http"' in line)
 
     def wait_healthz(self, seconds):
         deadline = time.time() + seconds
@@ -94,6 +106,7 @@ class ExtenderOutOfDescriptorsTest(unittest.TestCase):
         return self.log.read()
 
     def test_survives_300_idle_connections_under_ulimit_200(self):
+        self.start(200)
         self.assertTrue(self.wait_healthz(10), self.berth_log())
         for _ in range(300):
             self.conns.append(socket.create_connection(("127.0.0.1", self.port), timeout=5))
@@ -112,6 +125,31 @@ class ExtenderOutOfDescriptorsTest(unittest.TestCase):
         log = self.berth_log()
         self.assertIn("accept error: Too many open files", log)
         self.assertNotIn("terminate called", log)
+        self.assertGreater(self.metric("berth_http_accept_errors_total"), 0)
+
+    def test_connections_over_the_cap_are_refused_and_counted(self):
+        self.start(1024, "--max-connections 20")
+        self.assertTrue(self.wait_healthz(10), self.berth_log())
+        for _ in range(40):
+            self.conns.append(socket.create_connection(("127.0.0.1", self.port), timeout=5))
+        # The 20 over the cap are closed by berth at once: reading them gives EOF (or a reset).
+        time.sleep(1)
+        closed = 0
+        for c in self.conns:
+            c.settimeout(0.2)
+            try:
+                closed += c.recv(1) == b""
+            except socket.timeout:
+                pass
+            except ConnectionResetError:
+                closed += 1
+        self.assertEqual(closed, 20, "connections over --max-connections 20")
+        for c in self.conns:
+            c.close()
+        self.conns = []
+        self.assertTrue(self.wait_healthz(15), "no /healthz after the load went")
+        self.assertGreaterEqual(self.metric("berth_http_connections_refused_total"), 20)
+        self.assertIn("refusing new ones", self.berth_log())
 
 
 if __name__ == "__main__":

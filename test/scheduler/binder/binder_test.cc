@@ -11,6 +11,8 @@
 #include <system_error>
 #include <thread>
 
+#include "base/fault_counters.h"
+
 namespace berth::binder {
 namespace {
 
@@ -34,7 +36,15 @@ TEST(SplitExecutorTest, BlockingPreBindGoesToTheWaitingPool) {
 // A task that throws (a fault outside the binding cycle's own error handling, e.g. out of file
 // descriptors) does not escape the worker thread (std::terminate): it is logged, counted as done,
 // and the pool goes on with the next task.
+uint64_t RecoveredInBinding() {
+  for (const FaultCount& c : FaultCounts()) {
+    if (c.fault == Fault::kRecoveredException && c.where == "binding") return c.count;
+  }
+  return 0;
+}
+
 TEST(ThreadPoolExecutorTest, ATaskThatThrowsDoesNotKillTheWorker) {
+  const uint64_t before = RecoveredInBinding();
   ThreadPoolExecutor pool(1, 1);
   std::atomic<int> ran{0};
   pool.Submit(BindingTask{
@@ -45,6 +55,8 @@ TEST(ThreadPoolExecutorTest, ATaskThatThrowsDoesNotKillTheWorker) {
   }
   EXPECT_EQ(pool.InFlight(), 0u);
   EXPECT_EQ(ran.load(), 1);
+  // berth_recovered_exceptions_total{thread="binding"} counts it.
+  EXPECT_EQ(RecoveredInBinding(), before + 1);
 }
 
 }  // namespace

@@ -380,5 +380,27 @@ TEST(SchedulerMetricsTest, SharesACallerRegistry) {
   EXPECT_EQ(Value(m.Serialize(), "scheduler_preemption_attempts_total"), 1);
 }
 
+// The fault counts of base/fault_counters.h appear on /metrics; each scrape exports the total,
+// not the total again on top of the last scrape.
+TEST(SchedulerMetricsTest, ExportsFaultCounts) {
+  SchedulerMetrics m;
+  const std::string reflector = "berth_recovered_exceptions_total{thread=\"metrics_test\"}";
+  const std::string refused = "berth_http_connections_refused_total{listener=\"metrics_test\"}";
+  const std::string accept = "berth_http_accept_errors_total{listener=\"metrics_test\"}";
+  CountFault(Fault::kRecoveredException, "metrics_test");
+  CountFault(Fault::kConnectionRefused, "metrics_test");
+  CountFault(Fault::kConnectionRefused, "metrics_test");
+  std::string t = m.Serialize();
+  EXPECT_EQ(Value(t, reflector), 1);
+  EXPECT_EQ(Value(t, refused), 2);
+  EXPECT_EQ(Value(t, accept), -1);  // no accept error yet
+  CountFault(Fault::kAcceptError, "metrics_test");
+  CountFault(Fault::kConnectionRefused, "metrics_test");
+  t = m.Serialize();
+  EXPECT_EQ(Value(t, reflector), 1);
+  EXPECT_EQ(Value(t, refused), 3);
+  EXPECT_EQ(Value(t, accept), 1);
+}
+
 }  // namespace
 }  // namespace berth::metrics

@@ -1,11 +1,16 @@
 #include "cmd/berth/app/extender/server.h"
 
+#include <sstream>
+
 #include "base/log.h"
 #include "cmd/berth/app/extender/evaluator.h"
 #include "cmd/berth/app/extender/wire.h"
 #include "cmd/berth/app/run/cluster_feed.h"
 #include "informers/client/beast_client.h"
 #include "informers/informer.h"
+#include "prometheus/registry.h"
+#include "prometheus/text_serializer.h"
+#include "scheduler/metrics/fault_metrics.h"
 
 namespace berth::extender_server {
 
@@ -23,6 +28,16 @@ run::HttpReply Text(int status, std::string body) {
 
 run::HttpHandlers MakeHandlers(Evaluator* evaluator, std::function<bool()> synced) {
   run::HttpHandlers h;
+  // /metrics: the fault counters (recovered exceptions, accept errors, refused connections), so
+  // that an operator sees this port being flooded.
+  auto registry = std::make_shared<prometheus::Registry>();
+  auto faults = std::make_shared<metrics::FaultMetrics>(*registry);
+  h.metrics = [registry, faults]() {
+    faults->Sync();
+    std::ostringstream out;
+    prometheus::TextSerializer().Serialize(out, registry->Collect());
+    return out.str();
+  };
   h.readiness = [synced]() -> std::vector<std::string> {
     if (synced()) return {};
     return {"informers not synced"};

@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 
+#include "base/fault_counters.h"
 #include "base/log.h"
 #include "base/strings.h"
 #include "cmd/berth/app/run/cluster_feed.h"
@@ -388,6 +389,7 @@ void Daemon::Impl::ScheduleLoop(scheduler::Scheduler& sched) {
     } catch (const std::exception& e) {
       // Nothing may escape the thread (std::terminate): log and go on with the next pod.
       BERTH_ERROR() << "scheduling: " << e.what();
+      CountFault(Fault::kRecoveredException, "scheduling");
     }
   }
 }

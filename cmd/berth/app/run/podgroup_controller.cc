@@ -4,6 +4,7 @@
 
 #include "api/decode.h"
 #include "api/json/parse.h"
+#include "base/fault_counters.h"
 #include "base/log.h"
 
 namespace berth::run {
@@ -109,6 +110,7 @@ void PodGroupController::Loop() {
           EnqueueAll();
         } catch (const std::exception& e) {
           BERTH_ERROR() << "podgroup controller: " << e.what();
+          CountFault(Fault::kRecoveredException, "podgroup_controller");
         }
         continue;
       }
@@ -123,6 +125,7 @@ void PodGroupController::Loop() {
       // Nothing may escape the thread (std::terminate); the periodic re-check retries the group.
       BERTH_ERROR() << "podgroup controller: " << key << ": " << e.what()
                     << "; retrying with the next periodic check";
+      CountFault(Fault::kRecoveredException, "podgroup_controller");
     }
   }
 }

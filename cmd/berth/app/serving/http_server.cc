@@ -26,6 +26,7 @@
 #include <unordered_set>
 #include <utility>
 
+#include "base/fault_counters.h"
 #include "base/log.h"
 
 namespace berth::run {
@@ -237,6 +238,7 @@ Reply Route(http::verb method, std::string_view target, const HttpHandlers& h,
       }
     } catch (const std::exception& e) {
       BERTH_ERROR() << "http " << route_path << ": " << e.what();
+      CountFault(Fault::kRecoveredException, "http_handler");
       return Reply{http::status::internal_server_error,
                    "text/plain; charset=utf-8",
                    std::string("internal error: ") + e.what() + "\n",
@@ -267,6 +269,7 @@ Reply Route(http::verb method, std::string_view target, const HttpHandlers& h,
     }
   } catch (const std::exception& e) {
     BERTH_ERROR() << "http " << path << ": " << e.what();
+    CountFault(Fault::kRecoveredException, "http_handler");
     return Reply{http::status::internal_server_error,
                  "text/plain; charset=utf-8",
                  std::string("internal error: ") + e.what() + "\n",
@@ -507,6 +510,7 @@ struct HttpServer::Impl {
         // Typically EMFILE/ENFILE: the pending connection stays in the backlog, so re-arming at
         // once would fail again at once. Back off as Go's net/http does.
         l.backoff = NextAcceptBackoff(l.backoff);
+        CountFault(Fault::kAcceptError, l.tls ? "https" : "http");
         BERTH_ERROR() << "http: accept error: " << ec.message() << "; retrying in "
                       << l.backoff.count() << "ms";
         l.retry->expires_after(l.backoff);
@@ -524,6 +528,7 @@ struct HttpServer::Impl {
   void OnAccepted(tcp::socket socket, bool is_tls) {
     if (max_connections > 0 && live.size() >= max_connections) {
       refused.fetch_add(1, std::memory_order_relaxed);
+      CountFault(Fault::kConnectionRefused, is_tls ? "https" : "http");
       if (!refusing) {
         BERTH_WARN() << "http: " << live.size()
                      << " connections open (--max-connections); refusing new ones";
@@ -544,6 +549,7 @@ struct HttpServer::Impl {
     } catch (const std::exception& e) {
       // E.g. SSL_new failing for want of memory or descriptors: drop this connection only.
       BERTH_ERROR() << "http: new connection: " << e.what();
+      CountFault(Fault::kRecoveredException, "http_server");
     }
   }
 };
@@ -588,6 +594,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(HttpServerOptions options,
       } catch (const std::exception& e) {
         // A handler threw past Route's guard (allocation failure, ...): log and keep serving.
         BERTH_ERROR() << "http server: " << e.what();
+        CountFault(Fault::kRecoveredException, "http_server");
       }
     }
   });
