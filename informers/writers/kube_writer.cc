@@ -152,13 +152,12 @@ framework::Status KubeApiWriter::DeletePod(const api::Pod& pod) {
 
 namespace {
 
-// An events.k8s.io/v1 event on `regarding` (and `related`, when given) from `controller`.
+// An events.k8s.io/v1 event on `regarding` (and `related`, when given) from `controller`, at
+// `micros` (microseconds since the epoch). The name is the pod's plus a unique suffix, and the
+// reference carries the pod's resourceVersion, as upstream's recorder writes them.
 Value PodEvent(const api::Pod& regarding, const api::Pod* related, const std::string& controller,
-               const std::string& instance, uint64_t seq, const std::string& type,
+               const std::string& instance, uint64_t seq, int64_t micros, const std::string& type,
                const std::string& reason, const std::string& action, const std::string& note) {
-  const auto now = std::chrono::system_clock::now();
-  const int64_t micros =
-      std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()).count();
   char suffix[40];
   std::snprintf(suffix, sizeof(suffix), ".%llx%llx", static_cast<unsigned long long>(micros),
                 static_cast<unsigned long long>(seq & 0xff));
@@ -176,9 +175,19 @@ Value PodEvent(const api::Pod& regarding, const api::Pod* related, const std::st
   ev.Set("reason", Str(reason));
   ev.Set("type", Str(type));
   ev.Set("note", Str(note));
-  ev.Set("regarding", PodReference(regarding));
+  Value reference = PodReference(regarding);
+  if (!regarding.metadata.resource_version.empty()) {
+    reference.Set("resourceVersion", Str(regarding.metadata.resource_version));
+  }
+  ev.Set("regarding", std::move(reference));
   if (related != nullptr) ev.Set("related", PodReference(*related));
   return ev;
+}
+
+int64_t NowMicros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
 }
 
 }  // namespace
@@ -200,7 +209,7 @@ void KubeApiWriter::RecordPreemptedEvent(const api::Pod& victim, const api::Pod&
   // Upstream's note: "Preempted by pod <uid> on node <node>".
   PostEvent(victim,
             PodEvent(victim, &preemptor, preemptor.spec.scheduler_name, instance_,
-                     event_seq_.fetch_add(1), "Normal", "Preempted", "Preempting",
+                     event_seq_.fetch_add(1), NowMicros(), "Normal", "Preempted", "Preempting",
                      "Preempted by pod " + preemptor.metadata.uid + " on node " + node),
             "Preempted");
 }
@@ -210,7 +219,7 @@ void KubeApiWriter::RecordPodEvent(const api::Pod& pod, const std::string& type,
                                    const std::string& note) {
   PostEvent(pod,
             PodEvent(pod, nullptr, pod.spec.scheduler_name, instance_, event_seq_.fetch_add(1),
-                     type, reason, action, note),
+                     NowMicros(), type, reason, action, note),
             reason);
 }
 
@@ -339,30 +348,9 @@ void KubeOutcomeSink::RecordEvent(const api::Pod& pod, const std::string& type,
       }
     }
   }
-  char suffix[40];
-  std::snprintf(suffix, sizeof(suffix), ".%llx%llx",
-                static_cast<unsigned long long>(now.time_since_epoch().count()),
-                static_cast<unsigned long long>(seq_.fetch_add(1) & 0xff));
-  const std::string name = pod.metadata.name + suffix;
-  Value regarding = PodReference(pod);
-  if (!pod.metadata.resource_version.empty()) {
-    regarding.Set("resourceVersion", Str(pod.metadata.resource_version));
-  }
-  Value meta = Value::MakeObject();
-  meta.Set("name", Str(name));
-  meta.Set("namespace", Str(pod.metadata.namespace_));
-  Value ev = Value::MakeObject();
-  ev.Set("apiVersion", Str("events.k8s.io/v1"));
-  ev.Set("kind", Str("Event"));
-  ev.Set("metadata", std::move(meta));
-  ev.Set("eventTime", Str(now_text));
-  ev.Set("reportingController", Str(controller));
-  ev.Set("reportingInstance", Str(instance_));
-  ev.Set("action", Str(action));
-  ev.Set("reason", Str(reason));
-  ev.Set("type", Str(type));
-  ev.Set("note", Str(note));
-  ev.Set("regarding", std::move(regarding));
+  Value ev = PodEvent(pod, nullptr, controller, instance_, seq_.fetch_add(1),
+                      now.time_since_epoch().count(), type, reason, action, note);
+  const std::string name = ev.Find("metadata")->Find("name")->AsString();
   client::Request req;
   req.method = "POST";
   req.path = "/apis/events.k8s.io/v1/namespaces/" + pod.metadata.namespace_ + "/events";
