@@ -13,6 +13,7 @@
 #include "prometheus/histogram.h"
 #include "prometheus/registry.h"
 #include "prometheus/text_serializer.h"
+#include "base/version.h"
 #include "scheduler/metrics/label_cache.h"
 
 namespace berth::metrics {
@@ -187,7 +188,26 @@ struct SchedulerMetrics::Families {
         rate_limiter_wait(CounterFamily(r, "berth_api_rate_limiter_wait_seconds_total",
                                         "Total time requests waited in the client-side rate "
                                         "limiter, in seconds.")
-                              .Add({})) {}
+                              .Add({})),
+        // client-go's leader-election metric (component-base/metrics/prometheus/clientgo).
+        leader_status(GaugeFamily(r, "leader_election_master_status",
+                                  Alpha("Gauge of if the reporting system is master of the "
+                                        "relevant lease, 0 indicates backup, 1 indicates master. "
+                                        "'name' is the string used to identify the lease. Please "
+                                        "make sure to group by name."))) {
+    GaugeFamily(r, "berth_build_info",
+                Alpha("A metric with a constant '1' value labeled by the berth version, the "
+                      "kube-scheduler version whose behaviour it matches, and the compiler it "
+                      "was built with."))
+        .Add({{"version", kBerthVersion},
+              {"kube_scheduler_version", kUpstreamVersion},
+#if defined(__clang__)
+              {"compiler", "clang " __clang_version__}})
+#else
+              {"compiler", "gcc " __VERSION__}})
+#endif
+        .Set(1);
+  }
 
   Counters<2> schedule_attempts;
   Histograms<2> attempt_duration;
@@ -219,6 +239,7 @@ struct SchedulerMetrics::Families {
   Histograms<3> api_duration;
   Counters<3> api_requests;
   Counter& rate_limiter_wait;
+  prometheus::Family<Gauge>& leader_status;
 };
 
 SchedulerMetrics::SchedulerMetrics() : SchedulerMetrics(std::make_shared<prometheus::Registry>()) {}
@@ -226,12 +247,14 @@ SchedulerMetrics::SchedulerMetrics() : SchedulerMetrics(std::make_shared<prometh
 SchedulerMetrics::SchedulerMetrics(std::shared_ptr<prometheus::Registry> registry)
     : registry_(std::move(registry)),
       f_(std::make_unique<Families>(*registry_)),
-      faults_(std::make_unique<FaultMetrics>(*registry_)) {}
+      faults_(std::make_unique<FaultMetrics>(*registry_)),
+      process_(std::make_unique<ProcessMetrics>(*registry_)) {}
 
 SchedulerMetrics::~SchedulerMetrics() = default;
 
 std::string SchedulerMetrics::Serialize() const {
   faults_->Sync();
+  process_->Sync();
   std::ostringstream out;
   prometheus::TextSerializer().Serialize(out, registry_->Collect());
   return out.str();
@@ -337,6 +360,10 @@ void SchedulerMetrics::ApiRequest(std::string_view verb, std::string_view resour
   }
   f_->api_requests.Get({verb, resource, code_label}).Increment();
   f_->api_duration.Get({verb, resource, code_label}).Observe(seconds);
+}
+
+void SchedulerMetrics::LeaderElectionStatus(std::string_view lease, bool leading) {
+  f_->leader_status.Add({{"name", std::string(lease)}}).Set(leading ? 1 : 0);
 }
 
 void SchedulerMetrics::RateLimiterWait(double seconds) {
