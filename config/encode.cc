@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
-#include <cstdlib>
 #include <cmath>
+#include <cstdlib>
 #include <set>
 #include <vector>
 
@@ -15,7 +15,6 @@ namespace berth::config {
 using api::Value;
 
 namespace {
-
 
 Value Str(std::string s) { return Value::String(std::move(s)); }
 

@@ -187,7 +187,7 @@ class SchedulerMetrics final : public Recorder {
   struct Families;
   std::shared_ptr<prometheus::Registry> registry_;
   std::unique_ptr<Families> f_;
-  std::unique_ptr<FaultMetrics> faults_;      // synced on each Serialize()
+  std::unique_ptr<FaultMetrics> faults_;     // synced on each Serialize()
   std::unique_ptr<ProcessMetrics> process_;  // synced on each Serialize()
 };
 

@@ -38,9 +38,10 @@ std::string RenderPodResourceMetrics(const std::vector<std::shared_ptr<const api
                        .Register(registry);
   auto& limits = prometheus::BuildGauge()
                      .Name("kube_pod_resource_limit")
-                     .Help("[STABLE] Resources limit for workloads on the cluster, broken down by "
-                           "pod. This shows the resource usage the scheduler and kubelet expect "
-                           "per pod for resources along with the unit for the resource if any.")
+                     .Help(
+                         "[STABLE] Resources limit for workloads on the cluster, broken down by "
+                         "pod. This shows the resource usage the scheduler and kubelet expect "
+                         "per pod for resources along with the unit for the resource if any.")
                      .Register(registry);
   for (const auto& pod : pods) {
     if (pod == nullptr) continue;

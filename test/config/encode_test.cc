@@ -78,8 +78,8 @@ TEST(EncodeConfigTest, DefaultConfigMatchesKubeSchedulersConfigz) {
 }
 
 TEST(EncodeConfigTest, CustomConfigMatchesKubeSchedulersConfigz) {
-  auto cfg = LoadConfigFile(std::string(BERTH_SOURCE_DIR) + "/test/config/testdata/configz_custom.yaml",
-                            Known());
+  auto cfg = LoadConfigFile(
+      std::string(BERTH_SOURCE_DIR) + "/test/config/testdata/configz_custom.yaml", Known());
   ASSERT_TRUE(cfg.ok()) << cfg.error();
   cfg->leader_election.resource_namespace = "kube-system";
   cfg->leader_election.resource_name = "kube-scheduler";

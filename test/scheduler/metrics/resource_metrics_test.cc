@@ -48,8 +48,7 @@ TEST(PodResourceMetricsTest, MatchesKubeSchedulerForABoundPod) {
                       "workloads on the cluster, broken down by pod."),
             std::string::npos);
   // Only the limits the pod sets: no cpu limit series.
-  EXPECT_EQ(text.find("kube_pod_resource_limit{" + labels + "resource=\"cpu\""),
-            std::string::npos);
+  EXPECT_EQ(text.find("kube_pod_resource_limit{" + labels + "resource=\"cpu\""), std::string::npos);
 }
 
 TEST(PodResourceMetricsTest, PendingPodsCountAndFinishedOnesDoNot) {

@@ -297,14 +297,17 @@ HttpHandlers Daemon::Impl::Handlers(informers::InformerFactory& factory,
                                   const std::string&) -> std::optional<HttpReply> {
     if (path != "/metrics/resources") return std::nullopt;
     if (method != "GET" && method != "HEAD") {
-      return HttpReply{405, "text/plain; charset=utf-8", "method not allowed\n", {{"Allow", "GET, HEAD"}}};
+      return HttpReply{
+          405, "text/plain; charset=utf-8", "method not allowed\n", {{"Allow", "GET, HEAD"}}};
     }
     {
       std::lock_guard lock(mu);
       if (!leading) return HttpReply{200, "text/plain; version=0.0.4; charset=utf-8", "", {}};
     }
-    return HttpReply{200, "text/plain; version=0.0.4; charset=utf-8",
-                     metrics::RenderPodResourceMetrics(pods.List()), {}};
+    return HttpReply{200,
+                     "text/plain; version=0.0.4; charset=utf-8",
+                     metrics::RenderPodResourceMetrics(pods.List()),
+                     {}};
   };
   return handlers;
 }
