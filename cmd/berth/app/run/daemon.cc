@@ -298,6 +298,12 @@ HttpHandlers Daemon::Impl::Handlers(const informers::InformerFactory& factory,
   handlers.configz = [this, &sched]() {
     return config::RenderConfigz(options.config, EffectiveProfiles(sched));
   };
+  if (options.auth && options.auth->auth) {
+    handlers.authorize = [auth = options.auth->auth.get()](RequestCredentials request,
+                                                           AuthorizeDone done) {
+      auth->Authorize(std::move(request), std::move(done));
+    };
+  }
   return handlers;
 }
 
