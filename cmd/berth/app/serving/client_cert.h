@@ -27,7 +27,8 @@ class CertVerifier {
 
   // `chain`: DER certificates, leaf first, the rest offered as intermediates. Errors:
   // `x509: <OpenSSL's reason>` (e.g. "x509: unable to get local issuer certificate",
-  // "x509: certificate has expired"), `x509: no certificate`.
+  // "x509: certificate has expired", "x509: unsuitable certificate purpose" for an extended key
+  // usage without clientAuth), `x509: no certificate`.
   Result<CertIdentity> Verify(const std::vector<std::string>& chain) const;
 
  private:
