@@ -533,7 +533,14 @@ Result<std::unique_ptr<DelegatedAuth>> DelegatedAuth::Create(DelegatedAuthConfig
 }
 
 void DelegatedAuth::Authorize(RequestCredentials request, AuthorizeDone done) {
-  if (auto fast = impl_->Decide(request, /*network=*/false)) return done(std::move(*fast));
+  std::optional<std::optional<HttpReply>> fast;
+  try {
+    fast = impl_->Decide(request, /*network=*/false);
+  } catch (const std::exception& e) {
+    BERTH_ERROR() << "http: authorizing a request to " << request.path << ": " << e.what();
+    fast = std::optional<HttpReply>(InternalErrorReply(request.target, e.what()));
+  }
+  if (fast) return done(std::move(*fast));
   auto shared = std::make_shared<std::pair<RequestCredentials, AuthorizeDone>>(std::move(request),
                                                                                std::move(done));
   Impl* impl = impl_.get();

@@ -439,7 +439,7 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
     beast::get_lowest_layer(stream_).expires_never();
     waiting_self_ = this->shared_from_this();
     std::weak_ptr<Session> weak = this->shared_from_this();
-    handlers_->authorize(std::move(creds), [weak, post = post_](std::optional<HttpReply> refusal) {
+    AuthorizeDone done = [weak, post = post_](std::optional<HttpReply> refusal) {
       std::lock_guard lock(post->mu);
       if (post->ioc == nullptr) return;
       net::post(*post->ioc, [weak, refusal = std::move(refusal)]() mutable {
@@ -448,7 +448,18 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
         self->waiting_self_.reset();
         self->Respond(std::move(refusal));
       });
-    });
+    };
+    const std::string path = creds.path;
+    try {
+      handlers_->authorize(std::move(creds), std::move(done));
+    } catch (const std::exception& e) {
+      // Answer at once rather than leave the request waiting for an answer that never comes.
+      BERTH_ERROR() << "http authorize " << path << ": " << e.what();
+      CountFault(Fault::kRecoveredException, "http_handler");
+      waiting_self_.reset();
+      Respond(HttpReply{
+          500, "text/plain; charset=utf-8", std::string("internal error: ") + e.what() + "\n", {}});
+    }
   }
 
   // Answers the request just read: `refusal` when authorization refused it, else its route.
