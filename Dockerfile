@@ -1,6 +1,9 @@
 # syntax=docker/dockerfile:1
 # berth container image: a Debian 12 build stage (the packages scripts/setup installs, CMake + Ninja,
-# Release) and a debian:12-slim runtime stage with only the shared libraries berth links.
+# Release) and a distroless-style runtime stage: `FROM scratch` with the binary, the shared
+# libraries it links, the dynamic loader, /etc/passwd for user 65532 and the CA bundle
+# (scripts/runtime-rootfs lays it out; test/chart/test_runtime_rootfs.py runs berth from it). No
+# shell, no package manager; the process runs as 65532:65532.
 #
 #   docker build -t <registry>/berth:0.1.0 .
 #   helm install berth charts/berth -n berth-system --create-namespace \
@@ -22,23 +25,12 @@ WORKDIR /src
 COPY . .
 RUN cmake -S /src -B /build -G Ninja -DCMAKE_BUILD_TYPE=${BUILD_TYPE} \
  && ninja -C /build berth \
- && install -D -m 0755 -s /build/cmd/berth/berth /out/usr/local/bin/berth \
- && /out/usr/local/bin/berth version
+ && strip /build/cmd/berth/berth \
+ && scripts/runtime-rootfs /build/cmd/berth/berth /out \
+ && chroot --userspec=65532:65532 /out /usr/local/bin/berth version
 
-FROM debian:12-slim
-# Runtime libraries of the build stage's -dev packages (Debian 12 names): yaml-cpp 0.7, OpenSSL 3,
-# prometheus-cpp core 1.0. libstdc++6 and libgcc-s1 are already in the slim image.
-# ca-certificates: for kubeconfigs whose API server has a publicly trusted certificate.
-RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libyaml-cpp0.7 libssl3 libprometheus-cpp-core1.0 ca-certificates \
- && rm -rf /var/lib/apt/lists/* \
- && groupadd --gid 65532 nonroot \
- && useradd --uid 65532 --gid 65532 --no-create-home --home-dir /nonexistent \
-      --shell /usr/sbin/nologin nonroot
+FROM scratch
 COPY --from=build /out/ /
-# Fail the image build, not the pod, if a shared library is missing.
-RUN if ldd /usr/local/bin/berth | grep 'not found'; then exit 1; fi
 LABEL org.opencontainers.image.title="berth" \
       org.opencontainers.image.description="A C++ Kubernetes secondary scheduler" \
       org.opencontainers.image.version="0.1.0"

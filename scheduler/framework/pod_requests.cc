@@ -42,13 +42,15 @@ const api::ContainerStatus* FindStatus(const api::Pod& pod, const std::string& n
 }
 
 // Which list a container contributes; nullptr is Go's nil (nothing).
-enum class Source { kSpec, kAllocated, kActuated };
+enum class Source { kSpec, kAllocated, kActuated, kSpecLimits };
 
 const List* ContainerList(Source source, const api::Container& c, const api::ContainerStatus* cs,
                           bool infeasible) {
   switch (source) {
     case Source::kSpec:
       return &c.resources.requests;
+    case Source::kSpecLimits:
+      return &c.resources.limits;
     case Source::kActuated:
       if (cs != nullptr && cs->resources_requests) return &*cs->resources_requests;
       [[fallthrough]];
@@ -184,6 +186,30 @@ List PodRequestList(const api::Pod& pod, const PodRequestsOptions& opts) {
   }
   if (!opts.exclude_overhead) AddList(reqs, &pod.spec.overhead);
   return reqs;
+}
+
+List PodLimitList(const api::Pod& pod) {
+  PodRequestsOptions opts;
+  List limits = Aggregate(pod, opts, Source::kSpecLimits);
+  // Pod-level limits (upstream's IsPodLevelResourcesSet: requests or limits name a supported
+  // resource) replace the container sum for the supported resources they name.
+  bool pod_level = IsPodLevelRequestsSet(pod);
+  for (const auto& [name, q] : pod.spec.resources.limits) {
+    pod_level = pod_level || IsSupportedPodLevelResource(name);
+  }
+  if (pod_level) {
+    for (const auto& [name, q] : pod.spec.resources.limits) {
+      if (IsSupportedPodLevelResource(name)) limits[name] = q;
+    }
+  }
+  // Overhead raises only the limits that are set (a missing limit stays unlimited).
+  for (const auto& [name, q] : pod.spec.overhead) {
+    auto it = limits.find(name);
+    if (it != limits.end() && it->second.milli != 0) {
+      it->second.milli = SatAdd(it->second.milli, q.milli);
+    }
+  }
+  return limits;
 }
 
 PodResource CalculatePodResource(const api::Pod& pod) {

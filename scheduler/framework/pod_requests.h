@@ -38,6 +38,11 @@ struct PodRequestsOptions {
 // resource.PodRequests: the pod's requests by resource name, in quantities.
 api::ResourceList PodRequestList(const api::Pod& pod, const PodRequestsOptions& opts);
 
+// resource.PodLimits with default options (as /metrics/resources calls it): container spec limits
+// aggregated by the same sidecar formula, pod-level limits replacing the supported resources,
+// overhead added to the limits that are set (non-zero). No status resources.
+api::ResourceList PodLimitList(const api::Pod& pod);
+
 // cpu, memory and hugepages-* (resource.IsSupportedPodLevelResource).
 bool IsSupportedPodLevelResource(std::string_view name);
 // spec.resources.requests names a supported resource (resource.IsPodLevelRequestsSet).

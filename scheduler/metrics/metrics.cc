@@ -7,6 +7,7 @@
 #include <sstream>
 #include <utility>
 
+#include "base/version.h"
 #include "prometheus/counter.h"
 #include "prometheus/family.h"
 #include "prometheus/gauge.h"
@@ -187,51 +188,81 @@ struct SchedulerMetrics::Families {
         rate_limiter_wait(CounterFamily(r, "berth_api_rate_limiter_wait_seconds_total",
                                         "Total time requests waited in the client-side rate "
                                         "limiter, in seconds.")
-                              .Add({})) {}
+                              .Add({})),
+        // client-go's leader-election metric (component-base/metrics/prometheus/clientgo).
+        leader_status(GaugeFamily(r, "leader_election_master_status",
+                                  Alpha("Gauge of if the reporting system is master of the "
+                                        "relevant lease, 0 indicates backup, 1 indicates master. "
+                                        "'name' is the string used to identify the lease. Please "
+                                        "make sure to group by name."))){
+            GaugeFamily(
+                r, "berth_build_info",
+                Alpha("A metric with a constant '1' value labeled by the berth version, the "
+                      "kube-scheduler version whose behaviour it matches, and the compiler it "
+                      "was built with."))
+                .Add({
+                  {"version", kBerthVersion}, {"kube_scheduler_version", kUpstreamVersion},
+#if defined(__clang__)
+                  {
+                    "compiler", "clang " __clang_version__
+                  }
+                })
+#else
+                  {
+                    "compiler", "gcc " __VERSION__
+                  }
+                })
+#endif
+                .Set(1);
+}
 
-  Counters<2> schedule_attempts;
-  Histograms<2> attempt_duration;
-  Histogram& algorithm_duration;
-  prometheus::Family<Gauge>& pending_pods_family;
-  Gauge& pending_active;
-  Gauge& pending_backoff;
-  Gauge& pending_unschedulable;
-  Gauge& pending_gated;
-  Counters<2> incoming_pods;
-  Histograms<3> extension_point;
-  Histograms<3> plugin_execution;
-  Histograms<1> sli_duration;
-  Histogram& scheduling_attempts;
-  Counter& preemption_attempts;
-  Histogram& preemption_victims;
-  Gauges<2> unschedulable_pods;
-  Gauges<1> goroutines;
-  Histograms<1> permit_wait;
-  Counters<3> plugin_evaluation;
-  Histograms<1> event_handling;
-  prometheus::Family<Gauge>& cache_size_family;
-  Gauge& cache_nodes;
-  Gauge& cache_pods;
-  Gauge& cache_assumed_pods;
-  Counters<1> watch_restarts;
-  Counters<1> relists;
-  Gauges<1> last_sync;
-  Histograms<3> api_duration;
-  Counters<3> api_requests;
-  Counter& rate_limiter_wait;
-};
+Counters<2>
+    schedule_attempts;
+Histograms<2> attempt_duration;
+Histogram& algorithm_duration;
+prometheus::Family<Gauge>& pending_pods_family;
+Gauge& pending_active;
+Gauge& pending_backoff;
+Gauge& pending_unschedulable;
+Gauge& pending_gated;
+Counters<2> incoming_pods;
+Histograms<3> extension_point;
+Histograms<3> plugin_execution;
+Histograms<1> sli_duration;
+Histogram& scheduling_attempts;
+Counter& preemption_attempts;
+Histogram& preemption_victims;
+Gauges<2> unschedulable_pods;
+Gauges<1> goroutines;
+Histograms<1> permit_wait;
+Counters<3> plugin_evaluation;
+Histograms<1> event_handling;
+prometheus::Family<Gauge>& cache_size_family;
+Gauge& cache_nodes;
+Gauge& cache_pods;
+Gauge& cache_assumed_pods;
+Counters<1> watch_restarts;
+Counters<1> relists;
+Gauges<1> last_sync;
+Histograms<3> api_duration;
+Counters<3> api_requests;
+Counter& rate_limiter_wait;
+prometheus::Family<Gauge>& leader_status;
+};  // namespace berth::metrics
 
 SchedulerMetrics::SchedulerMetrics() : SchedulerMetrics(std::make_shared<prometheus::Registry>()) {}
 
 SchedulerMetrics::SchedulerMetrics(std::shared_ptr<prometheus::Registry> registry)
     : registry_(std::move(registry)),
       f_(std::make_unique<Families>(*registry_)),
-      faults_(std::make_unique<FaultMetrics>(*registry_)) {}
+      faults_(std::make_unique<FaultMetrics>(*registry_)),
+      process_(std::make_unique<ProcessMetrics>(*registry_)) {}
 
 SchedulerMetrics::~SchedulerMetrics() = default;
 
 std::string SchedulerMetrics::Serialize() const {
   faults_->Sync();
+  process_->Sync();
   std::ostringstream out;
   prometheus::TextSerializer().Serialize(out, registry_->Collect());
   return out.str();
@@ -337,6 +368,10 @@ void SchedulerMetrics::ApiRequest(std::string_view verb, std::string_view resour
   }
   f_->api_requests.Get({verb, resource, code_label}).Increment();
   f_->api_duration.Get({verb, resource, code_label}).Observe(seconds);
+}
+
+void SchedulerMetrics::LeaderElectionStatus(std::string_view lease, bool leading) {
+  f_->leader_status.Add({{"name", std::string(lease)}}).Set(leading ? 1 : 0);
 }
 
 void SchedulerMetrics::RateLimiterWait(double seconds) {

@@ -29,6 +29,7 @@
 
 #include "scheduler/framework/status.h"
 #include "scheduler/metrics/fault_metrics.h"
+#include "scheduler/metrics/process_metrics.h"
 #include "scheduler/metrics/recorder.h"
 
 namespace prometheus {
@@ -174,11 +175,20 @@ class SchedulerMetrics final : public Recorder {
   // berth_api_rate_limiter_wait_seconds_total += seconds.
   void RateLimiterWait(double seconds);
 
+  // ---- Process (leader election; the scrape itself) ----
+
+  // leader_election_master_status{name=lease} = 1 while this process holds the lease, else 0.
+  // Exported only once called, as upstream only has it with leader election on.
+  void LeaderElectionStatus(std::string_view lease, bool leading);
+  // berth_build_info{version,kube_scheduler_version,compiler} = 1 (base/version.h) and the
+  // process_* metrics of process_metrics.h are always exported.
+
  private:
   struct Families;
   std::shared_ptr<prometheus::Registry> registry_;
   std::unique_ptr<Families> f_;
-  std::unique_ptr<FaultMetrics> faults_;  // synced on each Serialize()
+  std::unique_ptr<FaultMetrics> faults_;     // synced on each Serialize()
+  std::unique_ptr<ProcessMetrics> process_;  // synced on each Serialize()
 };
 
 }  // namespace berth::metrics

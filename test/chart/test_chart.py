@@ -39,7 +39,7 @@ with open(os.path.join(ROOT, "test", "cluster", "VERSION")) as _f:
 # scheduler-plugins' coscheduling config), since berth keeps PodGroup status only for profiles
 # that enable it.
 ALL_ON = ["--set", "serviceMonitor.enabled=true,crds.podGroup=true,grafanaDashboard.enabled=true,"
-          "metricsReader.create=true",
+          "networkPolicy.enabled=true,prometheusRule.enabled=true,metricsReader.create=true",
           "--set-json", 'metricsReader.subjects=[{"kind": "ServiceAccount", "name": "prometheus", '
           '"namespace": "berth-system"}]',
           "--set-json", 'config.profiles=[{"schedulerName": "berth-scheduler", "plugins": {'
@@ -65,11 +65,15 @@ PATHS = {
     ("apiextensions.k8s.io/v1", "CustomResourceDefinition"):
         "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
     ("monitoring.coreos.com/v1", "ServiceMonitor"): None,
+    ("monitoring.coreos.com/v1", "PrometheusRule"): None,
+    ("networking.k8s.io/v1", "NetworkPolicy"):
+        "/apis/networking.k8s.io/v1/namespaces/{ns}/networkpolicies",
+    ("v1", "Pod"): "/api/v1/namespaces/{ns}/pods",  # the `helm test` hook
 }
 # Creation order: what a binding or a pod refers to comes first.
 ORDER = ["CustomResourceDefinition", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role",
          "RoleBinding", "ConfigMap", "Service", "Deployment", "PodDisruptionBudget",
-         "ServiceMonitor"]
+         "ServiceMonitor", "PrometheusRule", "NetworkPolicy", "Pod"]
 
 
 # ---- helm ----
@@ -326,7 +330,10 @@ class ChartTest(unittest.TestCase):
         self.assertEqual(kinds, sorted(["ServiceAccount", "ConfigMap", "ClusterRole",
                                         "ClusterRoleBinding", "Role", "RoleBinding",
                                         "RoleBinding", "Service", "Deployment",
-                                        "PodDisruptionBudget"]))
+                                        "PodDisruptionBudget", "Pod"]))
+        (test_pod,) = [d for d in split_docs(self.rendered) if d["kind"] == "Pod"]
+        self.assertIn('helm.sh/hook: test', test_pod["text"])
+        self.assertRegex(test_pod["text"], r"https://berth-metrics\.berth-system\.svc:10259/healthz")
         (cm,) = [d for d in split_docs(self.rendered) if d["kind"] == "ConfigMap"]
         cfg = configmap_file(cm, "config.yaml")
         self.assertIn("apiVersion: kubescheduler.config.k8s.io/v1", cfg)
@@ -359,7 +366,31 @@ class ChartTest(unittest.TestCase):
         self.assertIn("bearerTokenFile: /var/run/secrets/kubernetes.io/serviceaccount/token",
                       sm["text"])
         (reader,) = [d for d in docs if d["kind"] == "ClusterRole" and "metrics-reader" in d["name"]]
-        self.assertRegex(reader["text"], r'nonResourceURLs: \["/metrics"\]')
+        self.assertRegex(reader["text"], r'nonResourceURLs: \["/metrics", "/metrics/resources"\]')
+        (np,) = [d for d in docs if d["kind"] == "NetworkPolicy"]
+        self.assertIn("port: https", np["text"])
+        (rule,) = [d for d in docs if d["kind"] == "PrometheusRule"]
+        for alert in ["BerthPendingPodsGrowing", "BerthNoLeader", "BerthBindErrors",
+                      "BerthApiErrors"]:
+            self.assertIn(f"alert: {alert}", rule["text"])
+        # Every metric an alert uses is one berth exports (see the README's metrics list).
+        for metric in ["scheduler_pending_pods", "leader_election_master_status",
+                       "scheduler_schedule_attempts_total", "berth_api_requests_total"]:
+            self.assertIn(metric + "{job=\"berth-metrics\"", rule["text"])
+
+    def test_1_values_schema_refuses_typos(self):
+        """values.schema.json: an unknown key or a wrong type fails lint and template."""
+        typo = os.path.join(self.c.dir, "values-typo.yaml")
+        with open(typo, "w") as f:
+            f.write("replica: 3\n")  # "replicas"
+        out = self.helm.run("lint", "--strict", CHART, "-f", typo, check=False)
+        self.assertNotEqual(out.returncode, 0, out.stdout)
+        self.assertIn("additional properties 'replica' not allowed", out.stdout + out.stderr)
+        for bad, why in [("replicas=two", "/replicas"), ("serviceMonitor.intervall=1m", "intervall"),
+                         ("leaderElection.leaseDuration=15", "/leaderElection/leaseDuration")]:
+            out = self.helm.run("template", RELEASE, CHART, "--set", bad, check=False)
+            self.assertNotEqual(out.returncode, 0, bad)
+            self.assertIn(why, out.stderr, bad)
 
     def test_1_template_profiles_and_plugin_config(self):
         values = os.path.join(self.c.dir, "values-profiles.yaml")

@@ -4,6 +4,7 @@ Each test starts its own cluster (about 5 s) so that nodes and pods of one test 
 another. Run: python3 -m unittest -v test_run  (from this folder), or through ctest.
 """
 import collections
+import json
 import os
 import shutil
 import subprocess
@@ -227,9 +228,28 @@ class BerthRunTest(kube.ClusterTestCase):
                                              "profile": "berth-scheduler"}), 6)
         self.assertIsNotNone(kube.metric(text, "scheduler_event_handling_duration_seconds_count",
                                          {"event": "PodAdd"}))
+        # Process and leader-election metrics, as kube-scheduler's /metrics has them.
+        self.assertEqual(kube.metric(text, "leader_election_master_status",
+                                     {"name": "berth-scheduler"}), 1)
+        self.assertGreater(kube.metric(text, "process_open_fds"), 0)
+        self.assertGreater(kube.metric(text, "process_resident_memory_bytes"), 1e6)
+        self.assertEqual(kube.metric(text, "berth_build_info"), 1)
+        # /configz: kube-scheduler's shape, the whole defaulted configuration.
         code, cfgz = kube.scrape(port, "/configz")
         self.assertEqual(code, 200)
-        self.assertIn('"schedulerName":"berth-scheduler"', cfgz)
+        cc = json.loads(cfgz)["componentconfig"]
+        self.assertEqual(cc["kind"], "KubeSchedulerConfiguration")
+        self.assertEqual(cc["profiles"][0]["schedulerName"], "berth-scheduler")
+        self.assertEqual(cc["leaderElection"]["resourceNamespace"], "default")
+        self.assertIn({"name": "NodeResourcesFit", "weight": 1},
+                      cc["profiles"][0]["plugins"]["multiPoint"]["enabled"])
+        # /metrics/resources: each pod's requests, from the leader.
+        code, res = kube.scrape(port, "/metrics/resources")
+        self.assertEqual(code, 200)
+        self.assertEqual(kube.metric(res, "kube_pod_resource_request",
+                                     {"pod": "p0", "resource": "cpu", "unit": "cores"}), 0.3)
+        self.assertEqual(kube.metric(res, "kube_pod_resource_request",
+                                     {"pod": "nofit", "node": "", "resource": "cpu"}), 4)
         self.assertEqual(kube.scrape(port, "/livez"), (200, "ok"))
 
     # 8. /readyz is ready only once the informers have synced. Anonymous, as the kubelet's probes

@@ -7,12 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "base/version.h"
 #include "config/types.h"
 #include "informers/client/config.h"
 
 namespace berth::app {
 
-inline constexpr const char kVersion[] = "0.1.0";
+inline constexpr const char* kVersion = kBerthVersion;  // base/version.h
 
 // The usage text printed by `berth help` and after flag errors.
 extern const char kUsage[];

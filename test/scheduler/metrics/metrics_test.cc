@@ -402,5 +402,33 @@ TEST(SchedulerMetricsTest, ExportsFaultCounts) {
   EXPECT_EQ(Value(t, accept), 1);
 }
 
+// Process metrics (the Go client's process collector) and the build-info metric are exported
+// from the first scrape; leader_election_master_status once the elector reports.
+TEST(SchedulerMetricsTest, ProcessBuildAndLeaderMetrics) {
+  SchedulerMetrics m;
+  std::string t = m.Serialize();
+  EXPECT_GT(Value(t, "process_resident_memory_bytes"), 1e6);
+  EXPECT_GT(Value(t, "process_open_fds"), 2);
+  EXPECT_GT(Value(t, "process_max_fds"), 2);
+  EXPECT_GE(Value(t, "process_cpu_seconds_total"), 0);
+  const double start = Value(t, "process_start_time_seconds");
+  const double now =
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  EXPECT_GT(start, now - 3600);
+  EXPECT_LE(start, now + 1);
+  EXPECT_NE(t.find("# TYPE process_cpu_seconds_total counter"), std::string::npos);
+  EXPECT_NE(t.find("berth_build_info{compiler=\""), std::string::npos);
+  EXPECT_NE(t.find("kube_scheduler_version=\"v1.37.2\",version=\"0.1.0\"} 1"), std::string::npos);
+  EXPECT_EQ(t.find("leader_election_master_status{"), std::string::npos);
+  m.LeaderElectionStatus("berth-scheduler", false);
+  EXPECT_EQ(Value(m.Serialize(), "leader_election_master_status{name=\"berth-scheduler\"}"), 0);
+  m.LeaderElectionStatus("berth-scheduler", true);
+  t = m.Serialize();
+  EXPECT_EQ(Value(t, "leader_election_master_status{name=\"berth-scheduler\"}"), 1);
+  EXPECT_NE(t.find("# HELP leader_election_master_status [ALPHA] Gauge of if the reporting "
+                   "system is master of the relevant lease"),
+            std::string::npos);
+}
+
 }  // namespace
 }  // namespace berth::metrics

@@ -11,6 +11,7 @@
 #include "prometheus/registry.h"
 #include "prometheus/text_serializer.h"
 #include "scheduler/metrics/fault_metrics.h"
+#include "scheduler/metrics/process_metrics.h"
 
 namespace berth::extender_server {
 
@@ -28,12 +29,14 @@ run::HttpReply Text(int status, std::string body) {
 
 run::HttpHandlers MakeHandlers(Evaluator* evaluator, std::function<bool()> synced) {
   run::HttpHandlers h;
-  // /metrics: the fault counters (recovered exceptions, accept errors, refused connections), so
-  // that an operator sees this port being flooded.
+  // /metrics: the process metrics and the fault counters (recovered exceptions, accept errors,
+  // refused connections), so that an operator sees this port being flooded.
   auto registry = std::make_shared<prometheus::Registry>();
   auto faults = std::make_shared<metrics::FaultMetrics>(*registry);
-  h.metrics = [registry, faults]() {
+  auto process = std::make_shared<metrics::ProcessMetrics>(*registry);
+  h.metrics = [registry, faults, process]() {
     faults->Sync();
+    process->Sync();
     std::ostringstream out;
     prometheus::TextSerializer().Serialize(out, registry->Collect());
     return out.str();

@@ -11,7 +11,7 @@
 #include "base/strings.h"
 #include "cmd/berth/app/run/cluster_feed.h"
 #include "cmd/berth/app/run/podgroup_controller.h"
-#include "config/configz.h"
+#include "config/encode.h"
 #include "informers/client/beast_client.h"
 #include "informers/client/instrumented_client.h"
 #include "informers/informer.h"
@@ -20,6 +20,7 @@
 #include "scheduler/binder/binder.h"
 #include "scheduler/housekeeping.h"
 #include "scheduler/metrics/metrics.h"
+#include "scheduler/metrics/resource_metrics.h"
 #include "scheduler/scheduler.h"
 
 namespace berth::run {
@@ -144,20 +145,6 @@ void ConnectPodGroupController(informers::InformerFactory& factory, PodGroupCont
   });
 }
 
-// The profiles' plugins per extension point, for /configz.
-std::vector<config::EffectiveProfile> EffectiveProfiles(const scheduler::Scheduler& sched) {
-  std::vector<config::EffectiveProfile> out;
-  for (const auto& [name, fwk] : sched.profiles()) {
-    config::EffectiveProfile prof{name, {}};
-    for (const auto& [point, names] : fwk->PluginNamesByPoint()) {
-      auto& list = prof.plugins[point];
-      for (const auto& n : names) list.push_back({n, fwk->ScoreWeight(n)});
-    }
-    out.push_back(std::move(prof));
-  }
-  return out;
-}
-
 // The kinds the profiles' plugins read (Registry::Reads) besides Pods and Nodes; every kind
 // when extenders are configured, since a pod an extender rejected waits for any cluster event.
 std::optional<std::set<std::string>> KindsToWatch(const scheduler::Scheduler& sched,
@@ -228,7 +215,7 @@ struct Daemon::Impl {
   int Run();
   // The pieces of Run, in order.
   bool ConnectClient();
-  HttpHandlers Handlers(const informers::InformerFactory& factory, scheduler::Scheduler& sched);
+  HttpHandlers Handlers(informers::InformerFactory& factory, scheduler::Scheduler& sched);
   Result<std::unique_ptr<HttpServer>> StartServer(HttpHandlers handlers);
   enum class Sync { kSynced, kStopped, kTimedOut };
   Sync WaitForCaches(const informers::InformerFactory& factory);
@@ -271,7 +258,7 @@ bool Daemon::Impl::ConnectClient() {
 }
 
 // Health, readiness, metrics and configz, served from the start (readyz fails until synced).
-HttpHandlers Daemon::Impl::Handlers(const informers::InformerFactory& factory,
+HttpHandlers Daemon::Impl::Handlers(informers::InformerFactory& factory,
                                     scheduler::Scheduler& sched) {
   HttpHandlers handlers;
   handlers.readiness = [this, &factory]() {
@@ -295,8 +282,32 @@ HttpHandlers Daemon::Impl::Handlers(const informers::InformerFactory& factory,
                        static_cast<int64_t>(sched.cache().AssumedPodCount())});
     return metrics.Serialize();
   };
-  handlers.configz = [this, &sched]() {
-    return config::RenderConfigz(options.config, EffectiveProfiles(sched));
+  handlers.configz = [this]() {
+    // As loaded and defaulted, with the lease namespace berth actually uses.
+    config::SchedulerConfiguration effective = options.config;
+    if (effective.leader_election.resource_namespace.empty()) {
+      effective.leader_election.resource_namespace = options.pod_namespace;
+    }
+    return config::RenderConfigz(effective);
+  };
+  // /metrics/resources, as kube-scheduler: the leader answers with every pod's requests and
+  // limits; a standby answers 200 with an empty body.
+  const api::Store<api::Pod>& pods = factory.pods().store();
+  handlers.routes = [this, &pods](std::string_view method, std::string_view path,
+                                  const std::string&) -> std::optional<HttpReply> {
+    if (path != "/metrics/resources") return std::nullopt;
+    if (method != "GET" && method != "HEAD") {
+      return HttpReply{
+          405, "text/plain; charset=utf-8", "method not allowed\n", {{"Allow", "GET, HEAD"}}};
+    }
+    {
+      std::lock_guard lock(mu);
+      if (!leading) return HttpReply{200, "text/plain; version=0.0.4; charset=utf-8", "", {}};
+    }
+    return HttpReply{200,
+                     "text/plain; version=0.0.4; charset=utf-8",
+                     metrics::RenderPodResourceMetrics(pods.List()),
+                     {}};
   };
   if (options.auth && options.auth->auth) {
     handlers.authorize = [auth = options.auth->auth.get()](RequestCredentials request,
@@ -351,7 +362,9 @@ Result<std::unique_ptr<informers::LeaderElector>> Daemon::Impl::StartLeaderElect
   le.lease_duration = cfg.leader_election.lease_duration;
   le.renew_deadline = cfg.leader_election.renew_deadline;
   le.retry_period = cfg.leader_election.retry_period;
-  le.on_started_leading = [this, pg] {
+  metrics.LeaderElectionStatus(le.lease_name, false);
+  le.on_started_leading = [this, pg, lease = le.lease_name] {
+    metrics.LeaderElectionStatus(lease, true);
     BERTH_LOG(0) << "became leader: scheduling starts";
     {
       std::lock_guard lock(mu);
@@ -360,7 +373,8 @@ Result<std::unique_ptr<informers::LeaderElector>> Daemon::Impl::StartLeaderElect
     Signal(&leading);
     if (pg != nullptr) pg->EnqueueAll();  // statuses a standby left alone
   };
-  le.on_stopped_leading = [this] {
+  le.on_stopped_leading = [this, lease = le.lease_name] {
+    metrics.LeaderElectionStatus(lease, false);
     if (Stopping()) return;
     // Unlike kube-scheduler, which exits, berth pauses and campaigns again: its informers
     // keep the cache current, and binding preconditions make a late bind fail with 409.
