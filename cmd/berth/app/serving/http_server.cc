@@ -446,6 +446,8 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
         auto self = weak.lock();
         if (!self || !self->waiting_self_) return;  // closed meanwhile
         self->waiting_self_.reset();
+        // The answer's write gets a deadline again (none while waiting for authorize).
+        beast::get_lowest_layer(self->stream_).expires_after(kIdleTimeout);
         self->Respond(std::move(refusal));
       });
     };
