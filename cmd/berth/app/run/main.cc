@@ -108,6 +108,15 @@ int Main(int argc, char** argv) {
   options.pod_namespace = PodNamespace(f, options.client);
   serving::AuthOptions auth_options;
   if (!serving::ParseAuthOptions("run", f, &auth_options)) return 2;
+
+  // SIGTERM / SIGINT go to one watcher thread (blocked everywhere else). Blocked before any
+  // thread starts (the secure port's review workers are the first), so that every thread
+  // inherits the mask; one that arrives meanwhile waits for the watcher.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   auto auth = serving::SetUpDelegatedAuth(auth_options);
   if (!auth.ok()) {
     std::cerr << "berth run: " << OneLine(auth.error()) << "\n";
@@ -116,12 +125,6 @@ int Main(int argc, char** argv) {
   options.http.client_ca_pem = auth->client_ca_pem;
   options.auth = std::make_shared<serving::AuthSetup>(std::move(*auth));
 
-  // SIGTERM / SIGINT go to one watcher thread (blocked everywhere else).
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGTERM);
-  sigaddset(&signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   Daemon daemon(std::move(options), registry);
   std::thread watcher([&] {
     int sig = 0;
