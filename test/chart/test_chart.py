@@ -39,7 +39,9 @@ with open(os.path.join(ROOT, "test", "cluster", "VERSION")) as _f:
 # scheduler-plugins' coscheduling config), since berth keeps PodGroup status only for profiles
 # that enable it.
 ALL_ON = ["--set", "serviceMonitor.enabled=true,crds.podGroup=true,grafanaDashboard.enabled=true,"
-          "networkPolicy.enabled=true,prometheusRule.enabled=true",
+          "networkPolicy.enabled=true,prometheusRule.enabled=true,metricsReader.create=true",
+          "--set-json", 'metricsReader.subjects=[{"kind": "ServiceAccount", "name": "prometheus", '
+          '"namespace": "berth-system"}]',
           "--set-json", 'config.profiles=[{"schedulerName": "berth-scheduler", "plugins": {'
           '"multiPoint": {"enabled": [{"name": "Coscheduling"}]}, '
           '"queueSort": {"enabled": [{"name": "Coscheduling"}], "disabled": [{"name": "*"}]}}}]']
@@ -119,8 +121,10 @@ def split_docs(rendered):
         api = re.search(r"(?m)^apiVersion:\s*(\S+)", text).group(1)
         meta = re.search(r"(?ms)^metadata:\n((?:[ #].*\n|\n)*)", text + "\n").group(1)
         name = re.search(r"(?m)^  name:\s*(\S+)", meta).group(1)
+        namespace = re.search(r"(?m)^  namespace:\s*(\S+)", meta)
         source = re.search(r"(?m)^# Source:\s*(\S+)", text)
         docs.append({"kind": kind, "apiVersion": api, "name": name, "text": text,
+                     "namespace": namespace.group(1) if namespace else NS,
                      "source": source.group(1) if source else ""})
     return docs
 
@@ -211,7 +215,7 @@ class ChartTest(unittest.TestCase):
             if PATHS[key] is None:
                 continue
             # YAML straight from helm; Strict rejects unknown or duplicate fields.
-            status, body = call(c, "POST", PATHS[key].format(ns=NS) + "?fieldValidation=Strict",
+            status, body = call(c, "POST", PATHS[key].format(ns=d["namespace"]) + "?fieldValidation=Strict",
                                 d["text"], content_type="application/yaml")
             assert status == 201, f"creating {d['kind']} {d['name']} ({d['source']}): " \
                                   f"HTTP {status}: {body}"
@@ -282,8 +286,13 @@ class ChartTest(unittest.TestCase):
         log_path = os.path.join(c.dir, "berth-chart.log")
         with open(log_path, "w") as log:
             # --kubeconfig overrides any clientConnection.kubeconfig in the chart's config.
+            # The secure port reviews tokens and access as the ServiceAccount too (in a pod, the
+            # in-cluster config does that), on a free port.
             p = subprocess.Popen([kube.berth_binary(), "run", "--config", cfg, "--kubeconfig",
-                                  kubeconfig, "--namespace", NS, "--v", "2"],
+                                  kubeconfig, "--namespace", NS, "--v", "2",
+                                  "--authentication-kubeconfig", kubeconfig,
+                                  "--authorization-kubeconfig", kubeconfig,
+                                  "--bind-address", "127.0.0.1", "--secure-port", "0"],
                                  stdout=log, stderr=subprocess.STDOUT)
         p.log_path = log_path
         c.procs.append(p)
@@ -319,8 +328,9 @@ class ChartTest(unittest.TestCase):
     def test_1_template_defaults(self):
         kinds = sorted(d["kind"] for d in split_docs(self.rendered))
         self.assertEqual(kinds, sorted(["ServiceAccount", "ConfigMap", "ClusterRole",
-                                        "ClusterRoleBinding", "Role", "RoleBinding", "Service",
-                                        "Deployment", "PodDisruptionBudget", "Pod"]))
+                                        "ClusterRoleBinding", "Role", "RoleBinding",
+                                        "RoleBinding", "Service", "Deployment",
+                                        "PodDisruptionBudget", "Pod"]))
         (test_pod,) = [d for d in split_docs(self.rendered) if d["kind"] == "Pod"]
         self.assertIn('helm.sh/hook: test', test_pod["text"])
         self.assertRegex(test_pod["text"], r"https://berth-metrics\.berth-system\.svc:10259/healthz")
@@ -353,6 +363,10 @@ class ChartTest(unittest.TestCase):
             self.assertIn(metric, exprs)
         (sm,) = [d for d in docs if d["kind"] == "ServiceMonitor"]
         self.assertIn("port: https-metrics", sm["text"])
+        self.assertIn("bearerTokenFile: /var/run/secrets/kubernetes.io/serviceaccount/token",
+                      sm["text"])
+        (reader,) = [d for d in docs if d["kind"] == "ClusterRole" and "metrics-reader" in d["name"]]
+        self.assertRegex(reader["text"], r'nonResourceURLs: \["/metrics", "/metrics/resources"\]')
         (np,) = [d for d in docs if d["kind"] == "NetworkPolicy"]
         self.assertIn("port: https", np["text"])
         (rule,) = [d for d in docs if d["kind"] == "PrometheusRule"]
@@ -539,6 +553,29 @@ class ChartTest(unittest.TestCase):
         lease = wait_for(lease, 15, what="the berth-scheduler Lease held")
         self.assertTrue(lease["spec"].get("holderIdentity"))
 
+        # The secure port, with the chart's RBAC for TokenReviews, SubjectAccessReviews and the
+        # kube-system ConfigMap: anonymous /metrics is refused, the metrics reader's token (the
+        # metricsReader subject) is let in, the health checks answer anyone.
+        port = int(wait_for(lambda: re.search(r"on https port (\d+)", self.berth_log()), 30,
+                            what="berth's https port").group(1))
+        self.assertEqual(kube.scrape(port, "/readyz", token=None), (200, "ok"))
+        code, body = kube.scrape(port, "/metrics", token=None)
+        self.assertEqual(code, 403, body)
+        status, body = call(c, "POST", f"/api/v1/namespaces/{NS}/serviceaccounts",
+                            {"apiVersion": "v1", "kind": "ServiceAccount",
+                             "metadata": {"name": "prometheus"}})
+        self.assertEqual(status, 201, body)
+        status, body = call(c, "POST",
+                            f"/api/v1/namespaces/{NS}/serviceaccounts/prometheus/token",
+                            {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+                             "spec": {"expirationSeconds": 3600}})
+        self.assertEqual(status, 201, body)
+        code, text = kube.scrape(port, "/metrics", token=body["status"]["token"])
+        self.assertEqual(code, 200, text)
+        self.assertIn("scheduler_pending_pods", text)
+        code, body = kube.scrape(port, "/configz", token=body["status"]["token"])
+        self.assertEqual(code, 403, body)
+
         self.assertIsNone(berth.poll(), "berth exited")
         log = redacted_log(self.berth_log())
         self.assertNotRegex(log, r"(?i)forbidden")
@@ -646,9 +683,16 @@ class ChartTest(unittest.TestCase):
         needed += [(verb, "storage.deckhouse.io", resource) for verb in ("list", "watch")
                    for resource in ("replicatedstorageclasses", "replicatedstoragepools",
                                     "lvmvolumegroups", "lvmlogicalvolumes", "replicatedvolumes")]
+        # The secure port's delegated authentication and authorization.
+        needed += [("create", "authentication.k8s.io", "tokenreviews"),
+                   ("create", "authorization.k8s.io", "subjectaccessreviews")]
         for verb, group, resource, *sub in needed:
             self.assertTrue(allowed(verb, group, resource, *(sub or [""]), ns="apps"),
                             f"berth needs {verb} {group}/{resource}{'/' + sub[0] if sub else ''}")
+        self.assertTrue(allowed("get", "", "configmaps", ns="kube-system",
+                                name="extension-apiserver-authentication"),
+                        "berth needs to read the secure port's client CA settings")
+        self.assertFalse(allowed("get", "", "configmaps", ns="kube-system", name="other"))
         for verb in ("get", "create", "update"):
             self.assertTrue(allowed(verb, "coordination.k8s.io", "leases", ns=NS,
                                     name="berth-scheduler"), f"berth needs {verb} its Lease")

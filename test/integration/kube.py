@@ -117,17 +117,21 @@ class Cluster:
         return self.items(f"/apis/events.k8s.io/v1/namespaces/{ns}/events")
 
     # ---- berth ----
-    def start_berth(self, name, config_yaml, extra_args=()):
-        """Starts `berth run` with this config; its log goes to <dir>/<name>.log."""
+    def start_berth(self, name, config_yaml, extra_args=(), delegated_auth=True):
+        """Starts `berth run` with this config; its log goes to <dir>/<name>.log. With
+        delegated_auth, the secure port reviews tokens and access through this cluster (the admin
+        kubeconfig), as kube-scheduler with --authentication-kubeconfig/--authorization-kubeconfig."""
         cfg = os.path.join(self.dir, name + ".config.yaml")
         with open(cfg, "w") as f:
             f.write(config_yaml)
         log_path = os.path.join(self.dir, name + ".log")
+        auth = (["--authentication-kubeconfig", self.kubeconfig,
+                 "--authorization-kubeconfig", self.kubeconfig] if delegated_auth else [])
         with open(log_path, "w") as log:
             # A free port for /metrics etc., so several instances can run side by side.
             p = subprocess.Popen([berth_binary(), "run", "--config", cfg, "--kubeconfig",
                                   self.kubeconfig, "--bind-address", "127.0.0.1",
-                                  "--secure-port", "0", *extra_args], stdout=log,
+                                  "--secure-port", "0", *auth, *extra_args], stdout=log,
                                  stderr=subprocess.STDOUT)
         p.log_path = log_path
         self.procs.append(p)
@@ -145,13 +149,17 @@ class Cluster:
             return f.read()
 
 
-def scrape(port, path):
-    """GET https://127.0.0.1:port/path (berth's self-signed certificate is not verified)."""
+def scrape(port, path, token=TOKEN, method="GET"):
+    """GET https://127.0.0.1:port/path (berth's self-signed certificate is not verified) with
+    `Authorization: Bearer <token>` (the admin's by default; None sends no credentials)."""
     ctx = ssl.create_default_context()
     ctx.check_hostname = False
     ctx.verify_mode = ssl.CERT_NONE
+    req = urllib.request.Request(f"https://127.0.0.1:{port}{path}", method=method)
+    if token:
+        req.add_header("Authorization", "Bearer " + token)
     try:
-        with urllib.request.urlopen(f"https://127.0.0.1:{port}{path}", context=ctx, timeout=10) as r:
+        with urllib.request.urlopen(req, context=ctx, timeout=10) as r:
             return r.status, r.read().decode()
     except urllib.error.HTTPError as e:
         return e.code, e.read().decode()

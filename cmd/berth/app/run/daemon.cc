@@ -309,6 +309,12 @@ HttpHandlers Daemon::Impl::Handlers(informers::InformerFactory& factory,
                      metrics::RenderPodResourceMetrics(pods.List()),
                      {}};
   };
+  if (options.auth && options.auth->auth) {
+    handlers.authorize = [auth = options.auth->auth.get()](RequestCredentials request,
+                                                           AuthorizeDone done) {
+      auth->Authorize(std::move(request), std::move(done));
+    };
+  }
   return handlers;
 }
 

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "base/result.h"
+#include "cmd/berth/app/serving/auth_setup.h"
 #include "cmd/berth/app/serving/http_server.h"
 #include "config/types.h"
 #include "informers/client/config.h"
@@ -41,6 +42,8 @@ struct DaemonOptions {
   std::chrono::seconds cache_sync_timeout{120};
   // /healthz, /livez, /readyz, /metrics, /configz (HTTPS on 10259 by default).
   HttpServerOptions http;
+  // Authentication and authorization of the HTTPS port (serving::SetUpDelegatedAuth); null = none.
+  std::shared_ptr<serving::AuthSetup> auth;
   // The configured scheduler extenders, in call order (extenders::BuildExtenders).
   std::vector<std::shared_ptr<framework::Extender>> extenders;
 };

@@ -10,6 +10,7 @@
 #include "cmd/berth/app/extender/http_extender.h"
 #include "cmd/berth/app/flags.h"
 #include "cmd/berth/app/run/daemon.h"
+#include "cmd/berth/app/serving/auth_options.h"
 #include "config/load.h"
 #include "plugins/registry.h"
 
@@ -38,7 +39,12 @@ bool ServingOptions(const app::Flags& f, HttpServerOptions* http) {
     std::cerr << "berth run: --tls-cert-file and --tls-private-key-file go together\n";
     return false;
   }
-  if (f.Has("metrics-bind-address")) http->plain_address = f.Get("metrics-bind-address");
+  if (f.Has("metrics-bind-address")) {
+    http->plain_address = f.Get("metrics-bind-address");
+    BERTH_WARN() << "--metrics-bind-address " << http->plain_address
+                 << " serves /metrics, /configz and the health checks over plain HTTP with no "
+                    "authentication or authorization";
+  }
   return app::PositiveFlag("run", f, "max-connections", http->max_connections,
                            &http->max_connections);
 }
@@ -74,12 +80,20 @@ bool LoadConfig(const app::Flags& f, const framework::Registry& registry, Daemon
 }  // namespace
 
 int Main(int argc, char** argv) {
-  app::Flags f =
-      app::ParseFlags(argc, argv, 2,
-                      {"config", "policy-config-file", "kubeconfig", "v", "namespace",
-                       "bind-address", "secure-port", "tls-cert-file", "tls-private-key-file",
-                       "metrics-bind-address", "max-connections"},
-                      {});
+  std::vector<std::string> with_value = {"config",
+                                         "policy-config-file",
+                                         "kubeconfig",
+                                         "v",
+                                         "namespace",
+                                         "bind-address",
+                                         "secure-port",
+                                         "tls-cert-file",
+                                         "tls-private-key-file",
+                                         "metrics-bind-address",
+                                         "max-connections"};
+  const auto& auth_flags = serving::AuthValueFlags();
+  with_value.insert(with_value.end(), auth_flags.begin(), auth_flags.end());
+  app::Flags f = app::ParseFlags(argc, argv, 2, with_value, serving::AuthBoolFlags());
   if (!f.error.empty()) {
     std::cerr << "berth run: " << f.error << "\n" << app::kUsage;
     return 2;
@@ -92,13 +106,25 @@ int Main(int argc, char** argv) {
   const std::string kubeconfig = f.Get("kubeconfig", options.config.client_connection.kubeconfig);
   if (!app::LoadClient("run", kubeconfig, &options.client)) return 2;
   options.pod_namespace = PodNamespace(f, options.client);
+  serving::AuthOptions auth_options;
+  if (!serving::ParseAuthOptions("run", f, &auth_options)) return 2;
 
-  // SIGTERM / SIGINT go to one watcher thread (blocked everywhere else).
+  // SIGTERM / SIGINT go to one watcher thread (blocked everywhere else). Blocked before any
+  // thread starts (the secure port's review workers are the first), so that every thread
+  // inherits the mask; one that arrives meanwhile waits for the watcher.
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  auto auth = serving::SetUpDelegatedAuth(auth_options);
+  if (!auth.ok()) {
+    std::cerr << "berth run: " << OneLine(auth.error()) << "\n";
+    return 1;
+  }
+  options.http.client_ca_pem = auth->client_ca_pem;
+  options.auth = std::make_shared<serving::AuthSetup>(std::move(*auth));
+
   Daemon daemon(std::move(options), registry);
   std::thread watcher([&] {
     int sig = 0;

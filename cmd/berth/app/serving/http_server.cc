@@ -18,6 +18,7 @@
 #include <chrono>
 #include <exception>
 #include <fstream>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <string_view>
@@ -176,11 +177,60 @@ Result<std::string> CertificatePem(X509* cert) {
   return std::string(data, static_cast<size_t>(len));
 }
 
+// Asks clients for a certificate issued by one of `ca_pem`'s CAs, without requiring one and
+// without verifying it here (as Go's tls.RequestClientCert): the authenticator verifies it.
+Result<bool> RequestClientCertificates(ssl::context& ctx, const std::string& ca_pem) {
+  BioPtr bio(BIO_new_mem_buf(ca_pem.data(), static_cast<int>(ca_pem.size())));
+  STACK_OF(X509_NAME)* names = sk_X509_NAME_new_null();
+  if (!bio || !names) return Error{"client CA: " + OpenSslError()};
+  while (X509* cert = PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr)) {
+    X509_NAME* name = X509_NAME_dup(X509_get_subject_name(cert));
+    X509_free(cert);
+    if (name) sk_X509_NAME_push(names, name);
+  }
+  ERR_clear_error();  // the end of the bundle reads as an error
+  if (sk_X509_NAME_num(names) == 0) {
+    sk_X509_NAME_pop_free(names, X509_NAME_free);
+    return Error{"client CA: no PEM certificate in the bundle"};
+  }
+  SSL_CTX_set_client_CA_list(ctx.native_handle(), names);  // takes ownership
+  SSL_CTX_set_verify(ctx.native_handle(), SSL_VERIFY_PEER, [](int, X509_STORE_CTX*) { return 1; });
+  static const unsigned char kSessionContext[] = "berth";
+  SSL_CTX_set_session_id_context(ctx.native_handle(), kSessionContext, sizeof(kSessionContext));
+  return true;
+}
+
+// The client's certificate chain as DER, leaf first; empty without one.
+std::vector<std::string> PeerCertificates(SSL* ssl) {
+  std::vector<std::string> out;
+  // On a server, the peer chain excludes the leaf.
+  STACK_OF(X509)* chain = SSL_get_peer_cert_chain(ssl);
+  X509Ptr leaf(SSL_get1_peer_certificate(ssl));
+  auto add = [&out](X509* cert) {
+    int len = i2d_X509(cert, nullptr);
+    if (len <= 0) return;
+    std::string der(static_cast<size_t>(len), '\0');
+    auto* p = reinterpret_cast<unsigned char*>(der.data());
+    if (i2d_X509(cert, &p) == len) out.push_back(std::move(der));
+  };
+  if (!leaf) return out;
+  add(leaf.get());
+  for (int i = 0; chain && i < sk_X509_num(chain); ++i) {
+    X509* c = sk_X509_value(chain, i);
+    if (X509_cmp(c, leaf.get()) != 0) add(c);
+  }
+  return out;
+}
+
 // Configures `ctx` and returns the serving certificate's PEM.
 Result<std::string> SetUpTls(ssl::context& ctx, const HttpServerOptions& opts) {
   ctx.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
                   ssl::context::no_sslv3 | ssl::context::no_tlsv1 | ssl::context::no_tlsv1_1 |
                   ssl::context::single_dh_use);
+  if (!opts.client_ca_pem.empty()) {
+    auto ok = RequestClientCertificates(ctx, opts.client_ca_pem);
+    if (!ok.ok()) return Error{ok.error()};
+  }
   if (opts.cert_file.empty() != opts.key_file.empty()) {
     return Error{"cert_file and key_file must be given together"};
   }
@@ -291,6 +341,13 @@ class SessionBase {
 // has been joined, when the io_context destroys the sessions it still holds).
 using LiveSessions = std::unordered_set<SessionBase*>;
 
+// Where an authorize callback, on any thread, hands its answer back to the I/O thread; `ioc`
+// becomes null when the server stops, and later answers are dropped.
+struct PostTarget {
+  std::mutex mu;
+  net::io_context* ioc = nullptr;  // guarded by mu
+};
+
 // One connection: plain (beast::tcp_stream) or TLS (beast::ssl_stream<beast::tcp_stream>).
 // Keeps itself alive through the shared_ptr captured by each pending operation.
 template <typename Stream>
@@ -299,24 +356,33 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   static constexpr bool kTls = !std::is_same_v<Stream, beast::tcp_stream>;
 
   Session(tcp::socket socket, ssl::context* tls, const HttpHandlers* handlers, LiveSessions* live,
-          size_t max_body = kMaxRequestBody)
+          std::shared_ptr<PostTarget> post, size_t max_body = kMaxRequestBody)
       : stream_(MakeStream(std::move(socket), tls)),
         handlers_(handlers),
         live_(live),
+        post_(std::move(post)),
         max_body_(max_body) {
     live_->insert(this);
   }
   ~Session() override { live_->erase(this); }
 
-  void Close() override { beast::get_lowest_layer(stream_).close(); }
+  void Close() override {
+    beast::get_lowest_layer(stream_).close();
+    // May destroy this session: last.
+    waiting_self_.reset();
+  }
 
   void Run() {
     if constexpr (kTls) {
       beast::get_lowest_layer(stream_).expires_after(kHandshakeTimeout);
-      stream_.async_handshake(ssl::stream_base::server,
-                              [self = this->shared_from_this()](beast::error_code ec) {
-                                if (!ec) self->Read();
-                              });
+      stream_.async_handshake(
+          ssl::stream_base::server, [self = this->shared_from_this()](beast::error_code ec) {
+            if (ec) return;
+            if (self->handlers_->authorize) {
+              self->peer_certificates_ = PeerCertificates(self->stream_.native_handle());
+            }
+            self->Read();
+          });
     } else {
       Read();
     }
@@ -347,10 +413,66 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
       if (auto status = RejectStatus(ec)) return Reject(*status, ec);
       return;  // timeout, reset, or the client went away mid-request: drop the connection
     }
+    if constexpr (kTls) {
+      if (handlers_->authorize) return Authorize();
+    }
+    Respond(std::nullopt);
+  }
+
+  // Hands the request to handlers_->authorize; the session waits (no read, no timer) holding
+  // itself in waiting_self_ until the answer is posted back, or Close drops it.
+  void Authorize() {
+    const auto& req = parser_->get();
+    RequestCredentials creds;
+    auto method = req.method_string();
+    creds.method.assign(method.data(), method.size());
+    auto target = req.target();
+    creds.target.assign(target.data(), target.size());
+    creds.path = creds.target.substr(0, creds.target.find('?'));
+    for (const auto& field : req) {
+      std::string name(field.name_string());
+      std::transform(name.begin(), name.end(), name.begin(),
+                     [](unsigned char c) { return std::tolower(c); });
+      creds.headers.emplace_back(std::move(name), std::string(field.value()));
+    }
+    creds.peer_certificates = peer_certificates_;
+    beast::get_lowest_layer(stream_).expires_never();
+    waiting_self_ = this->shared_from_this();
+    std::weak_ptr<Session> weak = this->shared_from_this();
+    AuthorizeDone done = [weak, post = post_](std::optional<HttpReply> refusal) {
+      std::lock_guard lock(post->mu);
+      if (post->ioc == nullptr) return;
+      net::post(*post->ioc, [weak, refusal = std::move(refusal)]() mutable {
+        auto self = weak.lock();
+        if (!self || !self->waiting_self_) return;  // closed meanwhile
+        self->waiting_self_.reset();
+        // The answer's write gets a deadline again (none while waiting for authorize).
+        beast::get_lowest_layer(self->stream_).expires_after(kIdleTimeout);
+        self->Respond(std::move(refusal));
+      });
+    };
+    const std::string path = creds.path;
+    try {
+      handlers_->authorize(std::move(creds), std::move(done));
+    } catch (const std::exception& e) {
+      // Answer at once rather than leave the request waiting for an answer that never comes.
+      BERTH_ERROR() << "http authorize " << path << ": " << e.what();
+      CountFault(Fault::kRecoveredException, "http_handler");
+      waiting_self_.reset();
+      Respond(HttpReply{
+          500, "text/plain; charset=utf-8", std::string("internal error: ") + e.what() + "\n", {}});
+    }
+  }
+
+  // Answers the request just read: `refusal` when authorization refused it, else its route.
+  void Respond(std::optional<HttpReply> refusal) {
     const auto& req = parser_->get();
     auto target = req.target();
-    Reply reply =
-        Route(req.method(), std::string_view(target.data(), target.size()), *handlers_, req.body());
+    Reply reply = refusal ? Reply{static_cast<http::status>(refusal->status),
+                                  std::move(refusal->content_type), std::move(refusal->body),
+                                  std::move(refusal->headers)}
+                          : Route(req.method(), std::string_view(target.data(), target.size()),
+                                  *handlers_, req.body());
     auto res = std::make_shared<http::response<http::string_body>>(reply.status, req.version());
     res->set(http::field::server, "berth");
     res->set(http::field::content_type, reply.content_type);
@@ -446,7 +568,11 @@ class Session : public SessionBase, public std::enable_shared_from_this<Session<
   Stream stream_;
   const HttpHandlers* handlers_;
   LiveSessions* live_;
+  std::shared_ptr<PostTarget> post_;
   size_t max_body_;
+  std::vector<std::string> peer_certificates_;  // DER, leaf first (TLS with authorize only)
+  // Set while authorize has not answered: the only owner of the session then.
+  std::shared_ptr<Session> waiting_self_;
   beast::flat_buffer buffer_;
   size_t lingered_ = 0;
   std::optional<http::request_parser<http::string_body>> parser_;
@@ -488,6 +614,7 @@ struct HttpServer::Impl {
   };
 
   HttpHandlers handlers;
+  std::shared_ptr<PostTarget> post = std::make_shared<PostTarget>();
   ssl::context tls{ssl::context::tls_server};
   std::string certificate_pem;
   LiveSessions live;
@@ -541,9 +668,10 @@ struct HttpServer::Impl {
     refusing = false;
     try {
       if (is_tls) {
-        std::make_shared<TlsSession>(std::move(socket), &tls, &handlers, &live, max_body)->Run();
+        std::make_shared<TlsSession>(std::move(socket), &tls, &handlers, &live, post, max_body)
+            ->Run();
       } else {
-        std::make_shared<PlainSession>(std::move(socket), nullptr, &handlers, &live, max_body)
+        std::make_shared<PlainSession>(std::move(socket), nullptr, &handlers, &live, post, max_body)
             ->Run();
       }
     } catch (const std::exception& e) {
@@ -582,6 +710,7 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(HttpServerOptions options,
     impl->plain_port = impl->plain.acceptor->local_endpoint().port();
   }
 
+  impl->post->ioc = &impl->ioc;
   if (impl->secure.acceptor) impl->Accept(impl->secure);
   if (impl->plain.acceptor) impl->Accept(impl->plain);
   Impl* raw = impl.get();
@@ -625,10 +754,16 @@ void HttpServer::Stop() {
       l->acceptor->close(ec);
       l->retry->cancel();
     }
-    for (SessionBase* s : impl->live) s->Close();
+    // Close may destroy a session (one waiting for authorize), which leaves `live`.
+    std::vector<SessionBase*> sessions(impl->live.begin(), impl->live.end());
+    for (SessionBase* s : sessions) {
+      if (impl->live.count(s)) s->Close();
+    }
     impl->ioc.stop();
   });
   if (impl->thread.joinable()) impl->thread.join();
+  std::lock_guard lock(impl->post->mu);
+  impl->post->ioc = nullptr;
 }
 
 int HttpServer::secure_port() const { return impl_->secure_port; }

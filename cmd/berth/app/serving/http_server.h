@@ -22,8 +22,13 @@
 // HTTPS always (TLS 1.2+), with the PEM certificate chain and key given, or else a self-signed
 // certificate generated at start (EC P-256, CN "berth-scheduler", SAN localhost, 127.0.0.1, ::1,
 // valid for one year); plain HTTP on a second address as an option (e.g. for a metrics scraper
-// inside a trusted network). No authentication or authorization: unlike upstream, which delegates
-// them to the API server, berth relies on the network policy around the pod.
+// inside a trusted network).
+//
+// Authentication and authorization: when HttpHandlers::authorize is set, every request on the
+// HTTPS listener (any path, before routing, as upstream's handler chain) is first handed to it,
+// and answered with its reply when it refuses; the plain listener is never checked. With
+// client_ca_pem set, the TLS handshake asks for (but does not require) a client certificate,
+// naming those CAs; the certificate is passed on unverified, for `authorize` to verify.
 //
 // Threads: the server runs its own I/O thread; handler callbacks run on it (never on the
 // scheduling thread), one request at a time, so they must be thread-safe against the rest of the
@@ -57,6 +62,8 @@ struct HttpServerOptions {
   size_t max_request_body = 16 * 1024;
   // Most connections open at once; more are closed as soon as they are accepted. 0 = no cap.
   size_t max_connections = 1024;
+  // PEM bundle of the CAs whose client certificates are asked for; empty = none asked for.
+  std::string client_ca_pem;
 };
 
 // The pause after an accept error that followed `previous` (0 after a success): 5 ms, doubling,
@@ -71,6 +78,21 @@ struct HttpReply {
   // Extra response headers, e.g. {"Allow", "POST"} with a 405.
   std::vector<std::pair<std::string, std::string>> headers;
 };
+
+// What HttpHandlers::authorize sees of a request on the HTTPS listener.
+struct RequestCredentials {
+  std::string method;  // "GET"
+  std::string target;  // path and query, as sent: "/metrics?x=1"
+  std::string path;    // without the query: "/metrics"
+  // Every header, names lower-cased, in the order sent (repeated headers repeat).
+  std::vector<std::pair<std::string, std::string>> headers;
+  // The client's certificate chain as sent (DER, leaf first), unverified; empty = none.
+  std::vector<std::string> peer_certificates;
+};
+
+// Called once with nullopt to let the request through, or with the reply that refuses it. May be
+// called from any thread, at once or later.
+using AuthorizeDone = std::function<void(std::optional<HttpReply>)>;
 
 struct HttpHandlers {
   // Reasons the process is not live (e.g. "leader election: lease not renewed for 40s"); empty or
@@ -88,6 +110,11 @@ struct HttpHandlers {
   std::function<std::optional<HttpReply>(std::string_view method, std::string_view path,
                                          const std::string& body)>
       routes;
+  // Authentication and authorization of HTTPS requests (see the top of this file); unset = every
+  // request is let through. Called on the I/O thread; it must not block (do slow work elsewhere
+  // and call `done` from there). `done` must be called exactly once; a request waiting for it
+  // holds its connection, and is dropped when the server stops.
+  std::function<void(RequestCredentials request, AuthorizeDone done)> authorize;
 };
 
 class HttpServer {

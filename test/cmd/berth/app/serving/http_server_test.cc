@@ -591,3 +591,147 @@ TEST_F(HttpServerTest, OutOfFileDescriptorsBacksOffAndRecovers) {
 
 }  // namespace
 }  // namespace berth::run
+
+namespace berth::run {
+namespace {
+
+TEST_F(HttpServerTest, AuthorizeGuardsHttpsOnlyAndMayAnswerLaterFromAnotherThread) {
+  std::mutex mu;
+  std::vector<RequestCredentials> seen;  // guarded by mu
+  std::vector<std::thread> answerers;    // guarded by mu
+  HttpHandlers h;
+  h.metrics = [] { return std::string("m 1\n"); };
+  h.authorize = [&](RequestCredentials req, AuthorizeDone done) {
+    std::lock_guard lock(mu);
+    seen.push_back(req);
+    if (req.path == "/healthz") return done(std::nullopt);  // at once, on the I/O thread
+    // Later, from another thread: /slow (after 1 s) and /nope are refused, others allowed.
+    answerers.emplace_back([path = req.path, done = std::move(done)] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(path == "/slow" ? 1000 : 50));
+      if (path == "/slow" || path == "/nope") {
+        return done(HttpReply{403, "application/json", "{\"no\":1}\n", {{"X-Why", "test"}}});
+      }
+      done(std::nullopt);
+    });
+  };
+  auto server = HttpServer::Start(LocalOptions(), h);
+  ASSERT_TRUE(server.ok()) << server.error();
+  const int secure = (*server)->secure_port();
+
+  // A request waiting for its answer does not hold up others.
+  // (Its own output files: Get's are shared.)
+  std::string slow_status;
+  std::thread slow_client([&] {
+    slow_status =
+        RunCommand("curl -sk --max-time 5 -D " + (dir_ / "slow_headers").string() + " -o " +
+                   (dir_ / "slow_body").string() +
+                   " -w '%{http_code}' https://127.0.0.1:" + std::to_string(secure) + "/slow");
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(Get(secure, "/healthz", true).status, 200);
+  auto m = Get(secure, "/metrics", true, "-H 'Authorization: Bearer abc'");
+  EXPECT_EQ(m.status, 200);
+  EXPECT_EQ(m.body, "m 1\n");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(700));
+  slow_client.join();
+  EXPECT_EQ(slow_status, "403");
+  EXPECT_EQ(ReadFile(dir_ / "slow_body"), "{\"no\":1}\n");
+  EXPECT_NE(ReadFile(dir_ / "slow_headers").find("X-Why: test"), std::string::npos);
+  // Refused before routing: even a path that does not exist.
+  EXPECT_EQ(Get(secure, "/nope", true).status, 403);
+  EXPECT_EQ(Get(secure, "/other", true).status, 404);
+  // The plain listener is never checked.
+  const size_t before = [&] {
+    std::lock_guard lock(mu);
+    return seen.size();
+  }();
+  EXPECT_EQ(Get((*server)->plain_port(), "/slow", false).status, 404);
+  {
+    std::lock_guard lock(mu);
+    EXPECT_EQ(seen.size(), before);
+    bool saw_token = false;
+    for (const auto& r : seen) {
+      if (r.path != "/metrics") continue;
+      EXPECT_EQ(r.method, "GET");
+      for (const auto& [name, value] : r.headers) {
+        saw_token |= name == "authorization" && value == "Bearer abc";
+      }
+      EXPECT_TRUE(r.peer_certificates.empty());
+    }
+    EXPECT_TRUE(saw_token);
+  }
+  (*server)->Stop();
+  std::lock_guard lock(mu);
+  for (auto& t : answerers) t.join();
+}
+
+TEST_F(HttpServerTest, StopDropsRequestsWaitingForAuthorize) {
+  AuthorizeDone kept;
+  std::mutex mu;
+  HttpHandlers h;
+  h.authorize = [&](RequestCredentials, AuthorizeDone done) {
+    std::lock_guard lock(mu);
+    kept = std::move(done);  // never answered before Stop
+  };
+  auto server = HttpServer::Start(LocalOptions(), h);
+  ASSERT_TRUE(server.ok()) << server.error();
+  std::thread client([&] { Get((*server)->secure_port(), "/healthz", true); });
+  for (int i = 0; i < 100; ++i) {
+    {
+      std::lock_guard lock(mu);
+      if (kept) break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  const auto start = std::chrono::steady_clock::now();
+  (*server)->Stop();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(500));
+  client.join();
+  std::lock_guard lock(mu);
+  ASSERT_TRUE(kept);
+  kept(std::nullopt);  // after Stop: dropped, harmlessly
+}
+
+TEST_F(HttpServerTest, ClientCertificatesAreAskedForAndPassedOn) {
+  ASSERT_EQ(std::system("openssl version > /dev/null 2>&1"), 0)
+      << "this test needs the openssl CLI: apt-get install openssl";
+  const std::string d = dir_.string();
+  std::string gen =
+      "cd " + d +
+      " && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 "
+      "-subj /CN=ca -keyout ca.key -out ca.crt && openssl req -newkey ec -pkeyopt "
+      "ec_paramgen_curve:prime256v1 -nodes -subj /CN=client -keyout c.key -out c.csr && "
+      "openssl x509 -req -in c.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 1 -out c.crt";
+  ASSERT_EQ(std::system((gen + " > /dev/null 2>&1").c_str()), 0) << gen;
+  std::mutex mu;
+  std::vector<size_t> cert_counts;  // guarded by mu
+  HttpHandlers h;
+  h.authorize = [&](RequestCredentials req, AuthorizeDone done) {
+    {
+      std::lock_guard lock(mu);
+      cert_counts.push_back(req.peer_certificates.size());
+    }
+    done(std::nullopt);
+  };
+  HttpServerOptions o = LocalOptions();
+  o.client_ca_pem = ReadFile(dir_ / "ca.crt");
+  auto server = HttpServer::Start(o, h);
+  ASSERT_TRUE(server.ok()) << server.error();
+  const int port = (*server)->secure_port();
+  EXPECT_EQ(Get(port, "/livez", true, "--cert " + d + "/c.crt --key " + d + "/c.key").status, 200);
+  EXPECT_EQ(Get(port, "/livez", true).status, 200);  // a certificate is not required
+  std::lock_guard lock(mu);
+  ASSERT_EQ(cert_counts.size(), 2u);
+  EXPECT_EQ(cert_counts[0], 1u);
+  EXPECT_EQ(cert_counts[1], 0u);
+
+  HttpServerOptions bad = LocalOptions();
+  bad.client_ca_pem = "not a PEM";
+  auto failed = HttpServer::Start(bad, h);
+  ASSERT_FALSE(failed.ok());
+  EXPECT_EQ(failed.error(), "client CA: no PEM certificate in the bundle");
+}
+
+}  // namespace
+}  // namespace berth::run
