@@ -11,6 +11,7 @@
 #include "base/strings.h"
 #include "cmd/berth/app/run/cluster_feed.h"
 #include "cmd/berth/app/run/podgroup_controller.h"
+#include "cmd/berth/app/serving/debug_flags.h"
 #include "config/configz.h"
 #include "informers/client/beast_client.h"
 #include "informers/client/instrumented_client.h"
@@ -298,6 +299,7 @@ HttpHandlers Daemon::Impl::Handlers(const informers::InformerFactory& factory,
   handlers.configz = [this, &sched]() {
     return config::RenderConfigz(options.config, EffectiveProfiles(sched));
   };
+  if (options.debug_flags) handlers.routes = DebugFlagsRoute;
   return handlers;
 }
 

@@ -41,6 +41,8 @@ struct DaemonOptions {
   std::chrono::seconds cache_sync_timeout{120};
   // /healthz, /livez, /readyz, /metrics, /configz (HTTPS on 10259 by default).
   HttpServerOptions http;
+  // Also serve /debug/flags/v (run-time verbosity), as upstream does when profiling is enabled.
+  bool debug_flags = true;
   // The configured scheduler extenders, in call order (extenders::BuildExtenders).
   std::vector<std::shared_ptr<framework::Extender>> extenders;
 };
