@@ -27,7 +27,9 @@
 //
 // Verbosity: a V(n) line is written when n <= -v, or when the file matches a --vmodule pattern
 // with a level >= n (klog's rule: `pattern=N` globs with * and ? matched against the file's
-// base name without extension, or against the whole path when the pattern has a '/').
+// base name without extension; a pattern with a '/' is matched against the path without
+// extension, or any tail of it after a '/', so "scheduler/binder/*" works whatever the build's
+// __FILE__ prefix is).
 // Everything is thread-safe: each record is formatted into one string and written with one
 // fwrite, so threads never interleave within a line.
 //
@@ -391,8 +393,16 @@ inline int VmoduleLevel(std::string_view file) {
     path.resize(dot);
   std::lock_guard<std::mutex> lock(s.mu);
   for (const auto& [pattern, level] : s.patterns) {
-    const std::string& subject = pattern.find('/') != std::string::npos ? path : base;
-    if (fnmatch(pattern.c_str(), subject.c_str(), 0) == 0) return level;
+    if (pattern.find('/') == std::string::npos) {
+      if (fnmatch(pattern.c_str(), base.c_str(), 0) == 0) return level;
+      continue;
+    }
+    // The whole path, or any tail of it after a '/' (__FILE__ may be absolute or relative).
+    for (size_t from = 0; from != std::string::npos;
+         from = path.find('/', from) == std::string::npos ? std::string::npos
+                                                          : path.find('/', from) + 1) {
+      if (fnmatch(pattern.c_str(), path.c_str() + from, 0) == 0) return level;
+    }
   }
   return -1;
 }
