@@ -78,7 +78,7 @@ inline ObjectRef KObj(std::string_view key) {
 // One value of a key/value pair.
 struct Value {
   enum class Kind { kString, kInt, kUint, kDouble, kBool, kObject } kind = Kind::kString;
-  std::string s;  // kString; kObject: namespace
+  std::string s;     // kString; kObject: namespace
   std::string name;  // kObject
   int64_t i = 0;
   uint64_t u = 0;
@@ -128,8 +128,7 @@ inline Value ToValue(bool b) {
   return v;
 }
 template <typename T>
-  requires std::is_arithmetic_v<T>
-Value ToValue(T x) {
+requires std::is_arithmetic_v<T> Value ToValue(T x) {
   Value v;
   if constexpr (std::is_floating_point_v<T>) {
     v.kind = Value::Kind::kDouble;
@@ -261,9 +260,8 @@ inline void AppendJsonValue(const Value& v, std::string* out) {
 // The record as one klog text line, with the trailing newline.
 inline std::string FormatText(const Record& r) {
   const std::time_t t = std::chrono::system_clock::to_time_t(r.time);
-  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
-                          r.time.time_since_epoch()) %
-                      1000000;
+  const auto micros =
+      std::chrono::duration_cast<std::chrono::microseconds>(r.time.time_since_epoch()) % 1000000;
   std::tm tm{};
   localtime_r(&t, &tm);
   char head[64];
@@ -417,8 +415,7 @@ inline bool Enabled(int level, std::string_view file) {
 inline void Emit(Record& r) {
   r.time = std::chrono::system_clock::now();
   r.thread_id = static_cast<long>(syscall(SYS_gettid));
-  const std::string line =
-      OutputFormat().load() == Format::kJson ? FormatJson(r) : FormatText(r);
+  const std::string line = OutputFormat().load() == Format::kJson ? FormatJson(r) : FormatText(r);
   if (auto& sink = internal::Sink(); sink) {
     sink(line);
     return;
@@ -469,25 +466,25 @@ class Line {
 }  // namespace berth::log
 
 // A for statement, not if/else, so that `if (x) BERTH_LOG(2) << ...;` has no dangling else.
-#define BERTH_LOG(level)                                                                    \
-  for (bool berth_log_on_ = ::berth::log::Enabled((level), __FILE__); berth_log_on_;        \
-       berth_log_on_ = false)                                                               \
+#define BERTH_LOG(level)                                                             \
+  for (bool berth_log_on_ = ::berth::log::Enabled((level), __FILE__); berth_log_on_; \
+       berth_log_on_ = false)                                                        \
   ::berth::log::Line('I', (level), __FILE__, __LINE__)
 #define BERTH_WARN() ::berth::log::Line('W', 0, __FILE__, __LINE__)
 #define BERTH_ERROR() ::berth::log::Line('E', 0, __FILE__, __LINE__)
 
 // Structured: BERTH_INFO_S(level, "msg", "key", value, ...). Values: strings, numbers, bools,
 // durations (seconds), log::KObj("ns/name") / log::KRef(ns, name).
-#define BERTH_INFO_S(level, msg, ...)                                                   \
-  do {                                                                                  \
-    if (::berth::log::Enabled((level), __FILE__))                                       \
-      ::berth::log::EmitS('I', (level), __FILE__, __LINE__, false, std::string(), (msg) \
-                              __VA_OPT__(, ) __VA_ARGS__);                              \
+#define BERTH_INFO_S(level, msg, ...)                                             \
+  do {                                                                            \
+    if (::berth::log::Enabled((level), __FILE__))                                 \
+      ::berth::log::EmitS('I', (level), __FILE__, __LINE__, false, std::string(), \
+                          (msg)__VA_OPT__(, ) __VA_ARGS__);                       \
   } while (0)
-#define BERTH_WARN_S(msg, ...)                                                   \
-  ::berth::log::EmitS('W', 0, __FILE__, __LINE__, false, std::string(), (msg) \
-                          __VA_OPT__(, ) __VA_ARGS__)
+#define BERTH_WARN_S(msg, ...)                                          \
+  ::berth::log::EmitS('W', 0, __FILE__, __LINE__, false, std::string(), \
+                      (msg)__VA_OPT__(, ) __VA_ARGS__)
 // `err`: the error text (a string); it comes out as err="..." right after the message.
-#define BERTH_ERROR_S(err, msg, ...)                                                   \
-  ::berth::log::EmitS('E', 0, __FILE__, __LINE__, true, std::string(err), (msg) \
-                          __VA_OPT__(, ) __VA_ARGS__)
+#define BERTH_ERROR_S(err, msg, ...)                                      \
+  ::berth::log::EmitS('E', 0, __FILE__, __LINE__, true, std::string(err), \
+                      (msg)__VA_OPT__(, ) __VA_ARGS__)

@@ -62,8 +62,9 @@ TEST(LogTextTest, QuotesAsGoPercentQ) {
   r.msg = "say \"hi\"\\n";
   internal::AddFields(&r.fields, "v", std::string("a\nb\tc\x1b[31m\xff"), "utf8", "\xc3\xa9");
   const std::string line = FormatText(r);
-  EXPECT_NE(line.find("] \"say \\\"hi\\\"\\\\n\" v=\"a\\nb\\tc\\x1b[31m\\xff\" utf8=\"\xc3\xa9\"\n"),
-            std::string::npos)
+  EXPECT_NE(
+      line.find("] \"say \\\"hi\\\"\\\\n\" v=\"a\\nb\\tc\\x1b[31m\\xff\" utf8=\"\xc3\xa9\"\n"),
+      std::string::npos)
       << line;
   // One record, one line.
   EXPECT_EQ(line.find('\n'), line.size() - 1);
@@ -89,8 +90,9 @@ TEST(LogJsonTest, ErrorsHaveErrAndNoV) {
   r.err = "bad \"thing\"\n";
   r.fields.clear();
   const std::string line = FormatJson(r);
-  EXPECT_NE(line.find(",\"msg\":\"Successfully bound pod to node\",\"err\":\"bad \\\"thing\\\"\\n\"}"),
-            std::string::npos)
+  EXPECT_NE(
+      line.find(",\"msg\":\"Successfully bound pod to node\",\"err\":\"bad \\\"thing\\\"\\n\"}"),
+      std::string::npos)
       << line;
   EXPECT_EQ(line.find("\"v\":"), std::string::npos);
 }

@@ -112,15 +112,14 @@ Flags ParseFlags(const std::string& command, const std::string& usage, int argc,
     // Go's strconv.ParseBool, as pflag.
     const std::string& raw = strings[i];
     bool on = false;
-    if (raw == "true" || raw == "1" || raw == "t" || raw == "T" || raw == "TRUE" ||
-        raw == "True") {
+    if (raw == "true" || raw == "1" || raw == "t" || raw == "T" || raw == "TRUE" || raw == "True") {
       on = true;
     } else if (raw == "false" || raw == "0" || raw == "f" || raw == "F" || raw == "FALSE" ||
                raw == "False") {
       on = false;
     } else {
-      f.error = "invalid argument \"" + raw + "\" for \"--" + spec->name +
-                "\" flag: want true or false";
+      f.error =
+          "invalid argument \"" + raw + "\" for \"--" + spec->name + "\" flag: want true or false";
       return f;
     }
     f.values[spec->name] = on ? "true" : "false";
@@ -145,7 +144,8 @@ bool ApplyLoggingFlags(const std::string& command, const Flags& f) {
   int v = 0;
   if (f.Has("v")) {
     const std::string text = f.Get("v");
-    if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos) {
+    if (text.empty() || text.size() > 9 ||
+        text.find_first_not_of("0123456789") != std::string::npos) {
       return fail("--v: invalid value " + Quote(text) + ": want a non-negative integer");
     }
     v = std::stoi(text);

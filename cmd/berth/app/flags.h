@@ -28,7 +28,7 @@ struct FlagSpec {
 
   std::string name;  // without dashes: "leader-elect"; "v" is also accepted as -v
   std::string help;
-  bool boolean = false;  // --name, --name=true, --name=false (never a separate `true` word)
+  bool boolean = false;      // --name, --name=true, --name=false (never a separate `true` word)
   std::string default_text;  // shown in --help when not empty
 };
 

@@ -24,8 +24,9 @@ const std::vector<app::FlagSpec>& ExtenderFlags() {
   static const std::vector<app::FlagSpec> specs = {
       {"config", "The scheduler configuration whose profile is served (required)."},
       {"listen", "The address to listen on, HOST:PORT (required)."},
-      {"kubeconfig", "kubeconfig of the cluster (default: clientConnection.kubeconfig, else "
-                     "in-cluster)."},
+      {"kubeconfig",
+       "kubeconfig of the cluster (default: clientConnection.kubeconfig, else "
+       "in-cluster)."},
       {"profile", "The profile to serve.", false, "the config's first"},
       {"tls-cert", "Serve HTTPS with this PEM certificate (with --tls-key)."},
       {"tls-key", "The PEM key of --tls-cert."},

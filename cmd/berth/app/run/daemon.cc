@@ -272,9 +272,8 @@ bool Daemon::Impl::ConnectClient() {
       std::make_unique<client::InstrumentedClient>(*beast, [this](const client::RequestRecord& r) {
         metrics.ApiRequest(r.verb, r.resource, r.code, r.seconds);
       });
-  BERTH_INFO_S(0, "Starting berth", "server", client->Server(),
-               "profiles", cfg.profiles.size(), "qps", cfg.client_connection.qps, "burst",
-               cfg.client_connection.burst);
+  BERTH_INFO_S(0, "Starting berth", "server", client->Server(), "profiles", cfg.profiles.size(),
+               "qps", cfg.client_connection.qps, "burst", cfg.client_connection.burst);
   return true;
 }
 

@@ -55,9 +55,10 @@ bool FinishConfig(const RunSettings& s, const framework::Registry& registry,
 bool LoadKubeClient(const RunSettings& s, client::ClientConfig* out) {
   if (!s.master.empty() && s.kubeconfig.empty()) {
     out->server = s.master;
-    BERTH_WARN_S("Neither --kubeconfig nor --master was specified. Using the --master server "
-                 "without credentials",
-                 "master", s.master);
+    BERTH_WARN_S(
+        "Neither --kubeconfig nor --master was specified. Using the --master server "
+        "without credentials",
+        "master", s.master);
     return true;
   }
   if (!app::LoadClient("run", s.kubeconfig, out)) return false;
@@ -68,17 +69,20 @@ bool LoadKubeClient(const RunSettings& s, client::ClientConfig* out) {
 // Warnings about flags that were given but do nothing, logged once at start.
 void LogIgnoredFlags(const RunSettings& s) {
   for (const auto& flag : s.ignored) {
-    BERTH_WARN_S("Flag ignored because --config is given (as kube-scheduler); set the config "
-                 "file's field instead",
-                 "flag", flag);
+    BERTH_WARN_S(
+        "Flag ignored because --config is given (as kube-scheduler); set the config "
+        "file's field instead",
+        "flag", flag);
   }
   for (const auto& flag : s.unenforced) {
-    BERTH_WARN_S("Flag accepted but not enforced: berth serves its endpoints without "
-                 "delegated authentication or authorization",
-                 "flag", flag);
+    BERTH_WARN_S(
+        "Flag accepted but not enforced: berth serves its endpoints without "
+        "delegated authentication or authorization",
+        "flag", flag);
   }
   if (s.config.enable_profiling) {
-    BERTH_INFO_S(0, "Profiling is enabled: berth serves /debug/flags/v but no /debug/pprof "
+    BERTH_INFO_S(0,
+                 "Profiling is enabled: berth serves /debug/flags/v but no /debug/pprof "
                  "(use perf for a C++ process)");
   }
 }

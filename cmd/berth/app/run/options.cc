@@ -21,9 +21,9 @@ namespace {
 using app::FlagSpec;
 
 // Upstream calls these deprecated and ignores them when --config is given.
-const char* const kDeprecatedFlags[] = {"kubeconfig",           "kube-api-qps",
-                                        "kube-api-burst",       "kube-api-content-type",
-                                        "profiling",            "contention-profiling"};
+const char* const kDeprecatedFlags[] = {"kubeconfig",     "kube-api-qps",
+                                        "kube-api-burst", "kube-api-content-type",
+                                        "profiling",      "contention-profiling"};
 
 // Accepted for the authn/authz work (kube-scheduler's delegated authentication and
 // authorization); berth does not enforce them yet.
@@ -84,8 +84,7 @@ Result<bool> ApplyLeaderElection(const app::Flags& f, config::LeaderElection& le
     le.resource_namespace = f.Get("leader-elect-resource-namespace");
   }
   if (le.leader_elect && le.lease_duration <= le.renew_deadline) {
-    return Error{"leader election: lease duration (" +
-                 config::FormatGoDuration(le.lease_duration) +
+    return Error{"leader election: lease duration (" + config::FormatGoDuration(le.lease_duration) +
                  ") must be greater than the renew deadline (" +
                  config::FormatGoDuration(le.renew_deadline) + ")"};
   }
@@ -251,10 +250,12 @@ const std::vector<FlagSpec>& RunFlagSpecs() {
       {"max-connections", "Most connections open at once; more are refused (berth only).", false,
        "1024"},
       // authentication / authorization (accepted; see README)
-      {"authentication-kubeconfig", "kubeconfig pointing at the 'core' kubernetes server with "
-                                    "enough rights to create tokenreviews."},
-      {"authorization-kubeconfig", "kubeconfig pointing at the 'core' kubernetes server with "
-                                   "enough rights to create subjectaccessreviews."},
+      {"authentication-kubeconfig",
+       "kubeconfig pointing at the 'core' kubernetes server with "
+       "enough rights to create tokenreviews."},
+      {"authorization-kubeconfig",
+       "kubeconfig pointing at the 'core' kubernetes server with "
+       "enough rights to create subjectaccessreviews."},
       {"authentication-skip-lookup",
        "If false, the authentication-kubeconfig will be used to lookup missing authentication "
        "configuration from the cluster.",
@@ -263,19 +264,22 @@ const std::vector<FlagSpec>& RunFlagSpecs() {
        "If true, failures to look up missing authentication configuration from the cluster are "
        "not considered fatal.",
        true, "true"},
-      {"client-ca-file", "If set, any request presenting a client certificate signed by one of "
-                         "the authorities in the client-ca-file is authenticated."},
-      {"authorization-always-allow-paths",
-       "A list of HTTP paths to skip during authorization.", false, "/healthz,/readyz,/livez"},
+      {"client-ca-file",
+       "If set, any request presenting a client certificate signed by one of "
+       "the authorities in the client-ca-file is authenticated."},
+      {"authorization-always-allow-paths", "A list of HTTP paths to skip during authorization.",
+       false, "/healthz,/readyz,/livez"},
       // deprecated (ignored with --config)
       {"kubeconfig",
        "DEPRECATED: path to kubeconfig file with authorization and master location information. "
        "Ignored if --config is given."},
-      {"kube-api-qps", "DEPRECATED: QPS to use while talking with the API server. Ignored if "
-                       "--config is given.",
+      {"kube-api-qps",
+       "DEPRECATED: QPS to use while talking with the API server. Ignored if "
+       "--config is given.",
        false, "50"},
-      {"kube-api-burst", "DEPRECATED: burst to use while talking with the API server. Ignored "
-                         "if --config is given.",
+      {"kube-api-burst",
+       "DEPRECATED: burst to use while talking with the API server. Ignored "
+       "if --config is given.",
        false, "100"},
       {"kube-api-content-type",
        "DEPRECATED: content type of requests sent to the API server; berth accepts only "
@@ -293,8 +297,7 @@ const std::vector<FlagSpec>& RunFlagSpecs() {
        true, "true"},
       {"leader-elect-lease-duration", "Duration non-leader candidates wait before taking over.",
        false, "15s"},
-      {"leader-elect-renew-deadline", "Interval within which the leader must renew.", false,
-       "10s"},
+      {"leader-elect-renew-deadline", "Interval within which the leader must renew.", false, "10s"},
       {"leader-elect-retry-period", "Duration between acquire and renew attempts.", false, "2s"},
       {"leader-elect-resource-lock", "The lock object type; berth supports only leases.", false,
        "leases"},

@@ -199,9 +199,8 @@ Result<bool> SaveSelfSigned(const SelfSigned& pair, const std::string& dir) {
     std::ofstream out(base + ".key");
     out << key;
   }
-  std::filesystem::permissions(base + ".key", std::filesystem::perms::owner_read |
-                                                  std::filesystem::perms::owner_write,
-                               ec);
+  std::filesystem::permissions(
+      base + ".key", std::filesystem::perms::owner_read | std::filesystem::perms::owner_write, ec);
   if (!std::ifstream(base + ".crt") || !std::ifstream(base + ".key")) {
     return Error{"--cert-dir " + dir + ": cannot write " + base + ".crt/.key"};
   }

@@ -142,11 +142,11 @@ TEST(RunFlagsTest, LeaderElectionFlagsOverrideTheConfig) {
 }
 
 TEST(RunFlagsTest, ServingAndLogging) {
-  auto s = Read({"--bind-address=127.0.0.1", "--secure-port=10300", "--tls-min-version",
-                 "VersionTLS13",
-                 "--tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,TLS_AES_128_GCM_SHA256",
-                 "--master=https://api:6443", "--v=3", "--vmodule=schedule_one=5",
-                 "--logging-format=json", "--permit-address-sharing"});
+  auto s =
+      Read({"--bind-address=127.0.0.1", "--secure-port=10300", "--tls-min-version", "VersionTLS13",
+            "--tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,TLS_AES_128_GCM_SHA256",
+            "--master=https://api:6443", "--v=3", "--vmodule=schedule_one=5",
+            "--logging-format=json", "--permit-address-sharing"});
   ASSERT_TRUE(s.ok()) << s.error();
   EXPECT_EQ(s->http.secure_address, "127.0.0.1:10300");
   EXPECT_EQ(s->http.tls_min_version, 0x0304);
