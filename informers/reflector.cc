@@ -54,7 +54,7 @@ bool IsBlank(std::string_view line) {
 
 }  // namespace
 
-void LogToStderr(std::string_view line) { log::Line("I") << line; }
+void LogToStderr(std::string_view line) { BERTH_LOG(0) << line; }
 
 std::string ObjectKey(const api::Value& obj) {
   const api::Value* meta = obj.Find("metadata");

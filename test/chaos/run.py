@@ -35,6 +35,7 @@ import base64
 import collections
 import json
 import os
+import re
 import random
 import signal
 import socket
@@ -260,11 +261,11 @@ class Soak:
         name = f"berth-{slot}-{self.generation}"
         cfg = os.path.join(self.c.dir, name + ".config.yaml")
         with open(cfg, "w") as f:
-            f.write(kube.config(lease=LEASE, lease_seconds=6))
+            f.write(kube.with_kubeconfig(kube.config(lease=LEASE, lease_seconds=6), self.kubeconfig))
         path = os.path.join(self.c.dir, name + ".log")
         with open(path, "w") as out:
-            p = subprocess.Popen([kube.berth_binary(), "run", "--config", cfg, "--kubeconfig",
-                                  self.kubeconfig, "--bind-address", "127.0.0.1",
+            p = subprocess.Popen([kube.berth_binary(), "run", "--config", cfg,
+                                  "--bind-address", "127.0.0.1",
                                   "--secure-port", "0"], stdout=out, stderr=subprocess.STDOUT)
         p.log_path = path
         self.c.procs.append(p)
@@ -272,9 +273,12 @@ class Soak:
         return p
 
     def identity(self, p):
+        # I... "Attempting to acquire leader lease; campaigning" lease="default/x" identity="id"
         for line in self.c.log_of(p).splitlines():
-            if f"campaigning for lease default/{LEASE} as " in line:
-                return line.rsplit(" as ", 1)[1].strip()
+            if "campaigning" in line and f'lease="default/{LEASE}"' in line:
+                m = re.search(r'identity="([^"]*)"', line)
+                if m:
+                    return m.group(1)
         return None
 
     def lease_holder(self):

@@ -262,8 +262,9 @@ class ChartTest(unittest.TestCase):
         c = cls.c
         (cm,) = [v for v in cls.created_of("ConfigMap") if "config.yaml" in v.get("data", {})]
         cfg = os.path.join(c.dir, "chart-config.yaml")
+        kubeconfig = os.path.join(c.dir, "sa.kubeconfig")
         with open(cfg, "w") as f:
-            f.write(cm["data"]["config.yaml"])
+            f.write(kube.with_kubeconfig(cm["data"]["config.yaml"], kubeconfig))
         kubeconfig = os.path.join(c.dir, "sa.kubeconfig")
         with open(kubeconfig, "w") as f:
             f.write(textwrap.dedent(f"""\
@@ -285,11 +286,11 @@ class ChartTest(unittest.TestCase):
                 """))
         log_path = os.path.join(c.dir, "berth-chart.log")
         with open(log_path, "w") as log:
-            # --kubeconfig overrides any clientConnection.kubeconfig in the chart's config.
+            # As kube-scheduler, berth ignores --kubeconfig with --config: the config names it.
             # The secure port reviews tokens and access as the ServiceAccount too (in a pod, the
             # in-cluster config does that), on a free port.
-            p = subprocess.Popen([kube.berth_binary(), "run", "--config", cfg, "--kubeconfig",
-                                  kubeconfig, "--namespace", NS, "--v", "2",
+            p = subprocess.Popen([kube.berth_binary(), "run", "--config", cfg,
+                                  "--namespace", NS, "--v", "2",
                                   "--authentication-kubeconfig", kubeconfig,
                                   "--authorization-kubeconfig", kubeconfig,
                                   "--bind-address", "127.0.0.1", "--secure-port", "0"],

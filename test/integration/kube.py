@@ -5,6 +5,7 @@ Requests use the admin token and verify the API server's certificate.
 """
 import json
 import os
+import re
 import shutil
 import signal
 import ssl
@@ -123,15 +124,15 @@ class Cluster:
         kubeconfig), as kube-scheduler with --authentication-kubeconfig/--authorization-kubeconfig."""
         cfg = os.path.join(self.dir, name + ".config.yaml")
         with open(cfg, "w") as f:
-            f.write(config_yaml)
+            f.write(with_kubeconfig(config_yaml, self.kubeconfig))
         log_path = os.path.join(self.dir, name + ".log")
         auth = (["--authentication-kubeconfig", self.kubeconfig,
                  "--authorization-kubeconfig", self.kubeconfig] if delegated_auth else [])
         with open(log_path, "w") as log:
             # A free port for /metrics etc., so several instances can run side by side.
-            p = subprocess.Popen([berth_binary(), "run", "--config", cfg, "--kubeconfig",
-                                  self.kubeconfig, "--bind-address", "127.0.0.1",
-                                  "--secure-port", "0", *auth, *extra_args], stdout=log,
+            p = subprocess.Popen([berth_binary(), "run", "--config", cfg, "--bind-address",
+                                  "127.0.0.1", "--secure-port", "0", *auth, *extra_args],
+                                 stdout=log,
                                  stderr=subprocess.STDOUT)
         p.log_path = log_path
         self.procs.append(p)
@@ -183,6 +184,27 @@ def metric(text, name, labels=None):
                 continue
         total = (total or 0) + float(value)
     return total
+
+
+def with_kubeconfig(config_yaml, kubeconfig):
+    """The config with clientConnection.kubeconfig set to `kubeconfig`: `berth run`, like
+    kube-scheduler, ignores --kubeconfig when --config is given. Handles a flow-style
+    (`clientConnection: {qps: 1}`) or block-style clientConnection, or none."""
+    value = json.dumps(kubeconfig)
+    lines = config_yaml.splitlines()
+    for i, line in enumerate(lines):
+        m = re.match(r"^clientConnection:\s*(\{(.*)\})?\s*$", line)
+        if not m:
+            continue
+        if m.group(1) is not None:
+            inner = m.group(2).strip()
+            lines[i] = "clientConnection: {kubeconfig: %s%s}" % (value, ", " + inner if inner else "")
+        else:
+            nxt = lines[i + 1] if i + 1 < len(lines) else ""
+            indent = re.match(r"^(\s*)", nxt).group(1) or "  "
+            lines.insert(i + 1, f"{indent}kubeconfig: {value}")
+        return "\n".join(lines) + "\n"
+    return config_yaml.rstrip("\n") + f"\nclientConnection:\n  kubeconfig: {value}\n"
 
 
 def berth_binary():

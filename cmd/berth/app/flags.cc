@@ -1,8 +1,11 @@
 #include "cmd/berth/app/flags.h"
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <iostream>
+#include <memory>
 
+#include "base/log.h"
 #include "base/strings.h"
 #include "config/policy.h"
 
@@ -16,15 +19,16 @@ const char kUsage[] =
     "      [--seed N]\n"
     "      Schedule the pending pods of a cluster file (kubectl get ... -o yaml) offline and\n"
     "      print where each goes and why, as JSON.\n"
-    "  run [--config FILE] [--policy-config-file FILE] [--kubeconfig FILE] [--namespace NS]\n"
-    "      [--v N]\n"
-    "      [--bind-address IP] [--secure-port N] [--tls-cert-file F --tls-private-key-file F]\n"
-    "      [--metrics-bind-address HOST:PORT] [--max-connections N]\n"
-    "      [--authentication-kubeconfig FILE] [--authorization-kubeconfig FILE]\n"
-    "      [--authentication-skip-lookup] [--authentication-tolerate-lookup-failure=false]\n"
-    "      [--client-ca-file FILE] [--authorization-always-allow-paths P1,P2]\n"
-    "      Schedule pods of the configured profiles in a cluster. Without --kubeconfig (and\n"
-    "      no clientConnection.kubeconfig in the config) berth uses the in-cluster config.\n"
+    "  run [--config FILE] [--kubeconfig FILE] [--leader-elect=BOOL] [--v N] ...\n"
+    "      Schedule pods of the configured profiles in a cluster. Takes kube-scheduler's flags\n"
+    "      (--config, --kubeconfig, --master, --leader-elect*, --kube-api-*, --bind-address,\n"
+    "      --secure-port, --cert-dir, --tls-*, --profiling, --feature-gates, --write-config-to,\n"
+    "      -v, --vmodule, --logging-format) with upstream's precedence (--kubeconfig and the\n"
+    "      other deprecated flags are ignored with --config), plus --namespace,\n"
+    "      --policy-config-file, --metrics-bind-address HOST:PORT and --max-connections N, and\n"
+    "      the secure port's --authentication-kubeconfig, --authorization-kubeconfig,\n"
+    "      --authentication-skip-lookup, --authentication-tolerate-lookup-failure,\n"
+    "      --client-ca-file and --authorization-always-allow-paths.\n"
     "      /healthz /livez /readyz /metrics /configz are served over HTTPS on the secure port\n"
     "      (10259; 0 picks a free one) with a self-signed certificate unless one is given, and\n"
     "      over plain HTTP on --metrics-bind-address when set. At most --max-connections\n"
@@ -43,6 +47,7 @@ const char kUsage[] =
     "  version\n"
     "      Print berth's version.\n"
     "\n"
+    "`berth <command> --help` lists every flag of a command.\n"
     "--policy-config-file FILE reads a legacy scheduler Policy (kind: Policy, removed upstream in\n"
     "v1.23) and uses it instead of the config's profiles, under the first profile's name.\n";
 
@@ -55,41 +60,112 @@ std::string Flags::Get(const std::string& name, const std::string& fallback) con
   return it == values.end() ? fallback : it->second;
 }
 
-Flags ParseFlags(int argc, char** argv, int first, const std::vector<std::string>& with_value,
-                 const std::vector<std::string>& booleans) {
+Flags ParseFlags(const std::string& command, const std::string& usage, int argc, char** argv,
+                 const std::vector<FlagSpec>& specs) {
   Flags f;
-  for (int i = first; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg.rfind("--", 0) != 0) {
-      f.error = "unexpected argument \"" + arg + "\"";
-      return f;
+  CLI::App app(usage, "berth " + command);
+  app.allow_extras();
+  std::vector<std::pair<const FlagSpec*, CLI::Option*>> options;
+  std::vector<std::string> strings(specs.size());
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const FlagSpec& spec = specs[i];
+    const std::string names = spec.name == "v" ? "-v,--v" : "--" + spec.name;
+    std::string help = spec.help;
+    if (!spec.default_text.empty()) help += " (default " + spec.default_text + ")";
+    CLI::Option* opt = nullptr;
+    if (spec.boolean) {
+      opt = app.add_flag(names, strings[i], help);  // the text given: "true" for a bare --name
+      opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+    } else {
+      opt = app.add_option(names, strings[i], help);
+      opt->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
     }
-    std::string name = arg.substr(2);
-    std::string value;
-    bool has_value = false;
-    if (auto eq = name.find('='); eq != std::string::npos) {
-      value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-      has_value = true;
+    options.emplace_back(&spec, opt);
+  }
+  // klog's -v=N: CLI11 reads a short option's "=N" as part of the value.
+  std::vector<std::string> args;
+  for (int i = 2; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.rfind("-v=", 0) == 0) a = "--v=" + a.substr(3);
+    args.push_back(std::move(a));
+  }
+  std::reverse(args.begin(), args.end());  // CLI11's vector form takes them reversed
+  try {
+    app.parse(args);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    f.help = true;
+    return f;
+  } catch (const CLI::ParseError& e) {
+    f.error = e.what();
+    return f;
+  }
+  for (const std::string& extra : app.remaining()) {
+    if (extra.rfind("-", 0) == 0) {
+      f.error = "unknown flag: " + extra.substr(0, extra.find('='));
+    } else {
+      f.error = "unexpected argument \"" + extra + "\"";
     }
-    if (std::find(booleans.begin(), booleans.end(), name) != booleans.end()) {
-      f.bools.push_back(name);
+    return f;
+  }
+  for (size_t i = 0; i < options.size(); ++i) {
+    const auto& [spec, opt] = options[i];
+    if (opt->count() == 0) continue;
+    if (!spec->boolean) {
+      f.values[spec->name] = strings[i];
       continue;
     }
-    if (std::find(with_value.begin(), with_value.end(), name) == with_value.end()) {
-      f.error = "unknown flag --" + name;
+    // Go's strconv.ParseBool, as pflag.
+    const std::string& raw = strings[i];
+    bool on = false;
+    if (raw == "true" || raw == "1" || raw == "t" || raw == "T" || raw == "TRUE" || raw == "True") {
+      on = true;
+    } else if (raw == "false" || raw == "0" || raw == "f" || raw == "F" || raw == "FALSE" ||
+               raw == "False") {
+      on = false;
+    } else {
+      f.error =
+          "invalid argument \"" + raw + "\" for \"--" + spec->name + "\" flag: want true or false";
       return f;
     }
-    if (!has_value) {
-      if (i + 1 >= argc) {
-        f.error = "flag --" + name + " needs a value";
-        return f;
-      }
-      value = argv[++i];
-    }
-    f.values[name] = value;
+    f.values[spec->name] = on ? "true" : "false";
+    if (on) f.bools.push_back(spec->name);
   }
   return f;
+}
+
+Flags ParseFlags(int argc, char** argv, int first, const std::vector<std::string>& with_value,
+                 const std::vector<std::string>& booleans) {
+  std::vector<FlagSpec> specs;
+  for (const auto& n : with_value) specs.push_back({n, "", false, ""});
+  for (const auto& n : booleans) specs.push_back({n, "", true, ""});
+  return ParseFlags(argc > 1 ? argv[1] : "", "", argc, argv, specs);
+}
+
+bool ApplyLoggingFlags(const std::string& command, const Flags& f) {
+  auto fail = [&](const std::string& why) {
+    std::cerr << "berth " << command << ": " << why << "\n";
+    return false;
+  };
+  int v = 0;
+  if (f.Has("v")) {
+    const std::string text = f.Get("v");
+    if (text.empty() || text.size() > 9 ||
+        text.find_first_not_of("0123456789") != std::string::npos) {
+      return fail("--v: invalid value " + Quote(text) + ": want a non-negative integer");
+    }
+    v = std::stoi(text);
+  }
+  const std::string format = f.Get("logging-format", "text");
+  if (format != "text" && format != "json") {
+    return fail("--logging-format " + Quote(format) + ": unsupported (text, json)");
+  }
+  if (std::string err = log::SetVmodule(f.Get("vmodule")); !err.empty()) {
+    return fail("--vmodule: " + err);
+  }
+  log::Verbosity() = v;
+  log::OutputFormat() = format == "json" ? log::Format::kJson : log::Format::kText;
+  return true;
 }
 
 bool PositiveFlag(const std::string& command, const Flags& f, const std::string& name,

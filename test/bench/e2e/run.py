@@ -405,13 +405,12 @@ class Bench:
             with open(cfg, "w") as f:
                 f.write(f"""apiVersion: kubescheduler.config.k8s.io/v1
 kind: KubeSchedulerConfiguration
-clientConnection: {{qps: 5000, burst: 5000}}
+clientConnection: {{kubeconfig: {self.cluster.kubeconfig}, qps: 5000, burst: 5000}}
 leaderElection: {{leaderElect: false}}
 profiles:
 - schedulerName: {SCHED_NAME['berth']}
 {GANG_PROFILE if workload == 'Gang' else ''}""")
-            cmd = [self.kube.berth_binary(), "run", "--config", cfg, "--kubeconfig",
-                   self.cluster.kubeconfig, "--bind-address", "127.0.0.1", "--secure-port", "0"]
+            cmd = [self.kube.berth_binary(), "run", "--config", cfg, "--bind-address", "127.0.0.1", "--secure-port", "0"]
         elif sched == "upstream":
             with open(cfg, "w") as f:
                 f.write(f"""apiVersion: kubescheduler.config.k8s.io/v1

@@ -105,6 +105,25 @@ TEST(CliTest, MissingAndUnknownFlags) {
             "berth simulate: /nonexistent.yaml: cannot read file: No such file or directory\n");
 }
 
+TEST(CliTest, UnknownFlagsAndHelpPerCommand) {
+  for (const std::string cmd : {"run", "simulate", "extender"}) {
+    auto bad = Berth(cmd + " --frobnicate=1");
+    EXPECT_EQ(bad.code, 2) << cmd;
+    EXPECT_EQ(bad.err, "berth " + cmd + ": unknown flag: --frobnicate\n");
+    auto help = Berth(cmd + " --help");
+    EXPECT_EQ(help.code, 0) << cmd;
+    EXPECT_NE(help.out.find("Usage: berth " + cmd), std::string::npos) << help.out;
+  }
+  auto run = Berth("run --help");
+  for (const char* flag : {"--leader-elect-resource-namespace", "--kube-api-qps", "--vmodule",
+                           "--logging-format", "--authentication-kubeconfig", "--cert-dir"}) {
+    EXPECT_NE(run.out.find(flag), std::string::npos) << flag;
+  }
+  auto lock = Berth("run --leader-elect-resource-lock=endpoints");
+  EXPECT_EQ(lock.code, 2);
+  EXPECT_NE(lock.err.find("berth supports only \"leases\""), std::string::npos) << lock.err;
+}
+
 TEST(CliTest, ServerLimitFlagsWantPositiveIntegers) {
   auto ext = Berth("extender --config x --listen 127.0.0.1:0 --max-request-bytes 0");
   EXPECT_EQ(ext.code, 2);

@@ -128,8 +128,7 @@ class BerthRunner(Recorder):
         self.log_path = os.path.join(self.dir, name + ".berth.log")
         with open(self.log_path, "w") as log:
             self.proc = subprocess.Popen(
-                [self.berth, "run", "--config", cfg_path, "--kubeconfig", self.c.kubeconfig,
-                 "--bind-address", "127.0.0.1", "--secure-port", "0"],
+                [self.berth, "run", "--config", cfg_path, "--bind-address", "127.0.0.1", "--secure-port", "0"],
                 stdout=log, stderr=subprocess.STDOUT)
         # Unlike the recorder's kube-scheduler, wait for berth's caches: a gated pod gets only
         # 1.5 s and should find berth ready.

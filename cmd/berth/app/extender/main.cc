@@ -14,17 +14,42 @@
 
 namespace berth::extender_server {
 
+namespace {
+
+constexpr char kExtenderUsage[] =
+    "berth extender --config FILE --listen ADDR [flags]: serve the Filter and Score plugins of "
+    "the config's first profile (or --profile) as a scheduler extender.";
+
+const std::vector<app::FlagSpec>& ExtenderFlags() {
+  static const std::vector<app::FlagSpec> specs = {
+      {"config", "The scheduler configuration whose profile is served (required)."},
+      {"listen", "The address to listen on, HOST:PORT (required)."},
+      {"kubeconfig",
+       "kubeconfig of the cluster (default: clientConnection.kubeconfig, else "
+       "in-cluster)."},
+      {"profile", "The profile to serve.", false, "the config's first"},
+      {"tls-cert", "Serve HTTPS with this PEM certificate (with --tls-key)."},
+      {"tls-key", "The PEM key of --tls-cert."},
+      {"max-request-bytes", "Larger request bodies are answered 413.", false, "16777216"},
+      {"max-connections", "Most connections open at once; more are refused.", false, "1024"},
+      {"v", "Number for the log level verbosity.", false, "0"},
+      {"vmodule", "Comma-separated list of pattern=N settings for file-filtered logging."},
+      {"logging-format", "Sets the log format: text, json.", false, "text"},
+  };
+  return specs;
+}
+
+}  // namespace
+
 int Main(int argc, char** argv) {
-  app::Flags f = app::ParseFlags(argc, argv, 2,
-                                 {"config", "listen", "kubeconfig", "profile", "tls-cert",
-                                  "tls-key", "v", "max-request-bytes", "max-connections"},
-                                 {});
+  app::Flags f = app::ParseFlags("extender", kExtenderUsage, argc, argv, ExtenderFlags());
+  if (f.help) return 0;
   if (!f.error.empty()) {
-    std::cerr << "berth extender: " << f.error << "\n" << app::kUsage;
+    std::cerr << "berth extender: " << f.error << "\n";
     return 2;
   }
   if (!f.Has("config") || !f.Has("listen")) {
-    std::cerr << "berth extender: --config FILE and --listen ADDR are required\n" << app::kUsage;
+    std::cerr << "berth extender: --config FILE and --listen ADDR are required\n";
     return 2;
   }
   size_t max_request_bytes = 0, max_connections = 0;
@@ -34,7 +59,7 @@ int Main(int argc, char** argv) {
                          &max_connections)) {
     return 2;
   }
-  if (f.Has("v")) log::Verbosity() = std::atoi(f.Get("v").c_str());
+  if (!app::ApplyLoggingFlags("extender", f)) return 2;
   const framework::Registry registry = plugins::NewInTreeRegistry();
   auto loaded = config::LoadConfigFile(f.Get("config"), registry.Names());
   if (!loaded.ok()) {

@@ -11,6 +11,7 @@
 #include "base/strings.h"
 #include "cmd/berth/app/run/cluster_feed.h"
 #include "cmd/berth/app/run/podgroup_controller.h"
+#include "cmd/berth/app/serving/debug_flags.h"
 #include "config/encode.h"
 #include "informers/client/beast_client.h"
 #include "informers/client/instrumented_client.h"
@@ -38,19 +39,26 @@ class LoggingSink final : public framework::OutcomeSink {
  public:
   explicit LoggingSink(framework::OutcomeSink& next) : next_(next) {}
   void Attempted(const framework::PodInfo& pod) override {
+    BERTH_INFO_S(3, "Attempting to schedule pod", "pod", log::KObj(pod.key));
     std::lock_guard lock(mu_);
     started_[pod.Uid()] = std::chrono::steady_clock::now();
   }
   void Scheduled(const framework::PodInfo& pod, const std::string& node,
                  const std::string& profile) override {
-    BERTH_LOG(0) << "scheduled pod=" << pod.key << " node=" << node << " profile=" << profile
-                 << " took=" << Took(pod.Uid(), true);
+    // Upstream logs this at V(2); berth keeps one line per decision at the default level.
+    BERTH_INFO_S(0, "Successfully bound pod to node", "pod", log::KObj(pod.key), "node", node,
+                 "profile", profile, "took", Took(pod.Uid(), true));
     next_.Scheduled(pod, node, profile);
   }
   void Failed(const framework::PodInfo& pod, const std::string& reason, const std::string& message,
               const std::string& profile) override {
-    BERTH_LOG(0) << "unschedulable pod=" << pod.key << " reason=" << reason
-                 << " took=" << Took(pod.Uid(), false) << " message=\"" << message << "\"";
+    if (reason == "Unschedulable") {
+      BERTH_INFO_S(0, "Unable to schedule pod; no fit; waiting", "pod", log::KObj(pod.key), "err",
+                   message, "profile", profile, "took", Took(pod.Uid(), false));
+    } else {
+      BERTH_ERROR_S(message, "Error scheduling pod; retrying", "pod", log::KObj(pod.key), "reason",
+                    reason, "profile", profile, "took", Took(pod.Uid(), false));
+    }
     next_.Failed(pod, reason, message, profile);
   }
 
@@ -244,16 +252,15 @@ bool Daemon::Impl::ConnectClient() {
   beast = std::make_unique<client::BeastClient>(options.client, cfg.client_connection.qps,
                                                 cfg.client_connection.burst, client_options);
   if (auto ok = beast->InitStatus(); !ok) {
-    BERTH_ERROR() << "kube client: " << ok.error();
+    BERTH_ERROR_S(ok.error(), "Unable to create the kube client");
     return false;
   }
   client =
       std::make_unique<client::InstrumentedClient>(*beast, [this](const client::RequestRecord& r) {
         metrics.ApiRequest(r.verb, r.resource, r.code, r.seconds);
       });
-  BERTH_LOG(0) << "berth starting: api server " << client->Server() << ", profiles "
-               << cfg.profiles.size() << ", qps " << cfg.client_connection.qps << " burst "
-               << cfg.client_connection.burst;
+  BERTH_INFO_S(0, "Starting berth", "server", client->Server(), "profiles", cfg.profiles.size(),
+               "qps", cfg.client_connection.qps, "burst", cfg.client_connection.burst);
   return true;
 }
 
@@ -293,9 +300,14 @@ HttpHandlers Daemon::Impl::Handlers(informers::InformerFactory& factory,
   // /metrics/resources, as kube-scheduler: the leader answers with every pod's requests and
   // limits; a standby answers 200 with an empty body.
   const api::Store<api::Pod>& pods = factory.pods().store();
-  handlers.routes = [this, &pods](std::string_view method, std::string_view path,
-                                  const std::string&) -> std::optional<HttpReply> {
-    if (path != "/metrics/resources") return std::nullopt;
+  // /debug/flags/v (run-time verbosity) too, as upstream does when profiling is enabled.
+  handlers.routes = [this, &pods, debug_flags = options.debug_flags](
+                        std::string_view method, std::string_view path,
+                        const std::string& body) -> std::optional<HttpReply> {
+    if (path != "/metrics/resources") {
+      if (debug_flags) return DebugFlagsRoute(method, path, body);
+      return std::nullopt;
+    }
     if (method != "GET" && method != "HEAD") {
       return HttpReply{
           405, "text/plain; charset=utf-8", "method not allowed\n", {{"Allow", "GET, HEAD"}}};
@@ -359,13 +371,15 @@ Result<std::unique_ptr<informers::LeaderElector>> Daemon::Impl::StartLeaderElect
                            ? options.pod_namespace
                            : cfg.leader_election.resource_namespace;
   le.lease_name = cfg.leader_election.resource_name;
+  const std::string lease = le.lease_namespace + "/" + le.lease_name;
   le.lease_duration = cfg.leader_election.lease_duration;
   le.renew_deadline = cfg.leader_election.renew_deadline;
   le.retry_period = cfg.leader_election.retry_period;
   metrics.LeaderElectionStatus(le.lease_name, false);
-  le.on_started_leading = [this, pg, lease = le.lease_name] {
-    metrics.LeaderElectionStatus(lease, true);
-    BERTH_LOG(0) << "became leader: scheduling starts";
+  le.on_started_leading = [this, pg, lease, lease_name = le.lease_name] {
+    metrics.LeaderElectionStatus(lease_name, true);
+    BERTH_INFO_S(0, "Successfully acquired lease; became leader, scheduling starts", "lease",
+                 lease);
     {
       std::lock_guard lock(mu);
       ever_led = true;
@@ -373,26 +387,29 @@ Result<std::unique_ptr<informers::LeaderElector>> Daemon::Impl::StartLeaderElect
     Signal(&leading);
     if (pg != nullptr) pg->EnqueueAll();  // statuses a standby left alone
   };
-  le.on_stopped_leading = [this, lease = le.lease_name] {
-    metrics.LeaderElectionStatus(lease, false);
+  le.on_stopped_leading = [this, lease, lease_name = le.lease_name] {
+    metrics.LeaderElectionStatus(lease_name, false);
     if (Stopping()) return;
     // Unlike kube-scheduler, which exits, berth pauses and campaigns again: its informers
     // keep the cache current, and binding preconditions make a late bind fail with 409.
-    BERTH_WARN() << "lost the lease: scheduling paused until re-elected";
+    BERTH_WARN_S("Leader election lost the lease: scheduling paused until re-elected", "lease",
+                 lease);
     {
       std::lock_guard lock(mu);
       leading = false;
     }
     cv.notify_all();
   };
-  le.on_new_leader = [](const std::string& id) { BERTH_LOG(0) << "leader is " << id; };
+  le.on_new_leader = [lease](const std::string& id) {
+    BERTH_INFO_S(0, "New leader elected", "lease", lease, "identity", id);
+  };
   auto elector = informers::LeaderElector::Create(*client, le);
   if (!elector.ok()) {
-    BERTH_ERROR() << elector.error();
+    BERTH_ERROR_S(elector.error(), "Unable to start leader election", "lease", lease);
     return elector.status();
   }
-  BERTH_LOG(0) << "campaigning for lease " << le.lease_namespace << "/" << le.lease_name << " as "
-               << (*elector)->identity();
+  BERTH_INFO_S(0, "Attempting to acquire leader lease; campaigning", "lease", lease, "identity",
+               (*elector)->identity());
   (*elector)->Start();
   return std::move(*elector);
 }
@@ -408,7 +425,7 @@ void Daemon::Impl::ScheduleLoop(scheduler::Scheduler& sched) {
       if (!sched.ScheduleOne(/*block=*/true)) return;  // queue closed
     } catch (const std::exception& e) {
       // Nothing may escape the thread (std::terminate): log and go on with the next pod.
-      BERTH_ERROR() << "scheduling: " << e.what();
+      BERTH_ERROR_S(e.what(), "Scheduling loop error");
       CountFault(Fault::kRecoveredException, "scheduling");
     }
   }
@@ -443,7 +460,7 @@ int Daemon::Impl::Run() {
   for (const auto& e : options.extenders) deps.extenders.push_back(e.get());
   auto created = scheduler::Scheduler::Create(options.config, registry, deps, {});
   if (!created.ok()) {
-    BERTH_ERROR() << "invalid configuration: " << created.error();
+    BERTH_ERROR_S(created.error(), "Invalid configuration");
     return 1;
   }
   scheduler::Scheduler& sched = **created;
@@ -479,8 +496,8 @@ int Daemon::Impl::Run() {
     case Sync::kSynced:
       break;
   }
-  BERTH_LOG(0) << "caches synced: " << sched.cache().NodeCount() << " nodes, "
-               << objects.pods.Size() << " pods";
+  BERTH_INFO_S(0, "Informer caches synced", "nodes", sched.cache().NodeCount(), "pods",
+               objects.pods.Size());
   auto elector = StartLeaderElection(pg_controller.get());
   if (!elector.ok()) return 1;
 
@@ -490,7 +507,11 @@ int Daemon::Impl::Run() {
   housekeeping.Start();
 
   const bool was_failure = WaitForStop();
-  BERTH_LOG(0) << (was_failure ? "stopping after a fatal error" : "shutting down");
+  if (was_failure) {
+    BERTH_ERROR_S("fatal error", "Stopping after a fatal error");
+  } else {
+    BERTH_INFO_S(0, "Shutting down");
+  }
   sched.queue().Close();
   scheduling.join();
   housekeeping.Stop();

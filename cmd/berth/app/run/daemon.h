@@ -44,6 +44,8 @@ struct DaemonOptions {
   HttpServerOptions http;
   // Authentication and authorization of the HTTPS port (serving::SetUpDelegatedAuth); null = none.
   std::shared_ptr<serving::AuthSetup> auth;
+  // Also serve /debug/flags/v (run-time verbosity), as upstream does when profiling is enabled.
+  bool debug_flags = true;
   // The configured scheduler extenders, in call order (extenders::BuildExtenders).
   std::vector<std::shared_ptr<framework::Extender>> extenders;
 };

@@ -2,6 +2,7 @@
 
 #include <csignal>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <thread>
 
@@ -11,6 +12,7 @@
 #include "cmd/berth/app/flags.h"
 #include "cmd/berth/app/run/daemon.h"
 #include "cmd/berth/app/serving/auth_options.h"
+#include "cmd/berth/app/run/options.h"
 #include "config/load.h"
 #include "plugins/registry.h"
 
@@ -18,53 +20,25 @@ namespace berth::run {
 
 namespace {
 
+constexpr char kRunUsage[] =
+    "berth run [flags]: schedule the pods of the configured profiles in a cluster, as a "
+    "secondary kube-scheduler. Takes kube-scheduler's flags (same names, defaults and "
+    "precedence; see README).";
+
 // The lease lives in the namespace berth runs in: --namespace, $POD_NAMESPACE, the kubeconfig's.
-std::string PodNamespace(const app::Flags& f, const client::ClientConfig& client) {
-  if (f.Has("namespace")) return f.Get("namespace");
+std::string PodNamespace(const RunSettings& s, const client::ClientConfig& client) {
+  if (!s.lease_namespace_flag.empty()) return s.lease_namespace_flag;
   if (const char* ns = std::getenv("POD_NAMESPACE"); ns != nullptr && *ns != '\0') return ns;
   if (!client.default_namespace.empty()) return client.default_namespace;
   return "default";
 }
 
-// The secure port serves /healthz /livez /readyz /metrics /configz, as kube-scheduler's 10259.
-// False after printing the error.
-bool ServingOptions(const app::Flags& f, HttpServerOptions* http) {
-  const std::string bind = f.Get("bind-address", "0.0.0.0");
-  const std::string port = f.Get("secure-port", "10259");
-  http->secure_address =
-      bind.find(':') != std::string::npos ? "[" + bind + "]:" + port : bind + ":" + port;
-  http->cert_file = f.Get("tls-cert-file");
-  http->key_file = f.Get("tls-private-key-file");
-  if (http->cert_file.empty() != http->key_file.empty()) {
-    std::cerr << "berth run: --tls-cert-file and --tls-private-key-file go together\n";
-    return false;
-  }
-  if (f.Has("metrics-bind-address")) {
-    http->plain_address = f.Get("metrics-bind-address");
-    BERTH_WARN() << "--metrics-bind-address " << http->plain_address
-                 << " serves /metrics, /configz and the health checks over plain HTTP with no "
-                    "authentication or authorization";
-  }
-  return app::PositiveFlag("run", f, "max-connections", http->max_connections,
-                           &http->max_connections);
-}
-
-// --config (or the defaults), --policy-config-file and the extenders they name. False after
-// printing the error.
-bool LoadConfig(const app::Flags& f, const framework::Registry& registry, DaemonOptions* options) {
-  config::SchedulerConfiguration cfg;
-  if (f.Has("config")) {
-    auto loaded = config::LoadConfigFile(f.Get("config"), registry.Names());
-    if (!loaded.ok()) {
-      std::cerr << "berth run: " << OneLine(loaded.error()) << "\n";
-      return false;
-    }
-    cfg = std::move(*loaded);
-  } else {
-    cfg = config::DefaultConfig(registry.Names());
-  }
-  if (f.Has("policy-config-file") &&
-      !app::ApplyPolicyFile("run", f.Get("policy-config-file"), registry.Names(), cfg)) {
+// --policy-config-file and the extenders the config names. False after printing the error.
+bool FinishConfig(const RunSettings& s, const framework::Registry& registry,
+                  DaemonOptions* options) {
+  config::SchedulerConfiguration cfg = s.config;
+  if (!s.policy_config_file.empty() &&
+      !app::ApplyPolicyFile("run", s.policy_config_file, registry.Names(), cfg)) {
     return false;
   }
   auto extenders = extenders::BuildExtenders(&cfg);
@@ -77,37 +51,81 @@ bool LoadConfig(const app::Flags& f, const framework::Registry& registry, Daemon
   return true;
 }
 
+// --kubeconfig / clientConnection.kubeconfig (else in-cluster), with --master overriding the
+// server (alone: that server, no credentials, as client-go). False after printing the error.
+bool LoadKubeClient(const RunSettings& s, client::ClientConfig* out) {
+  if (!s.master.empty() && s.kubeconfig.empty()) {
+    out->server = s.master;
+    BERTH_WARN_S(
+        "Neither --kubeconfig nor --master was specified. Using the --master server "
+        "without credentials",
+        "master", s.master);
+    return true;
+  }
+  if (!app::LoadClient("run", s.kubeconfig, out)) return false;
+  if (!s.master.empty()) out->server = s.master;
+  return true;
+}
+
+// Warnings about flags that were given but do nothing, logged once at start.
+void LogIgnoredFlags(const RunSettings& s) {
+  for (const auto& flag : s.ignored) {
+    BERTH_WARN_S(
+        "Flag ignored because --config is given (as kube-scheduler); set the config "
+        "file's field instead",
+        "flag", flag);
+  }
+  if (s.config.enable_profiling) {
+    BERTH_INFO_S(0,
+                 "Profiling is enabled: berth serves /debug/flags/v but no /debug/pprof "
+                 "(use perf for a C++ process)");
+  }
+}
+
 }  // namespace
 
 int Main(int argc, char** argv) {
-  std::vector<std::string> with_value = {"config",
-                                         "policy-config-file",
-                                         "kubeconfig",
-                                         "v",
-                                         "namespace",
-                                         "bind-address",
-                                         "secure-port",
-                                         "tls-cert-file",
-                                         "tls-private-key-file",
-                                         "metrics-bind-address",
-                                         "max-connections"};
-  const auto& auth_flags = serving::AuthValueFlags();
-  with_value.insert(with_value.end(), auth_flags.begin(), auth_flags.end());
-  app::Flags f = app::ParseFlags(argc, argv, 2, with_value, serving::AuthBoolFlags());
+  app::Flags f = app::ParseFlags("run", kRunUsage, argc, argv, RunFlagSpecs());
+  if (f.help) return 0;
   if (!f.error.empty()) {
-    std::cerr << "berth run: " << f.error << "\n" << app::kUsage;
+    std::cerr << "berth run: " << f.error << "\n";
     return 2;
   }
-  if (f.Has("v")) log::Verbosity() = std::atoi(f.Get("v").c_str());
   const framework::Registry registry = plugins::NewInTreeRegistry();
+  auto settings = ReadRunFlags(f, registry.Names());
+  if (!settings.ok()) {
+    std::cerr << "berth run: " << OneLine(settings.error()) << "\n";
+    return 2;
+  }
+  ApplyLogging(*settings);
+  // As upstream's LogOrWriteConfig: write, log, exit 0.
+  if (!settings->write_config_to.empty()) {
+    std::ofstream out(settings->write_config_to);
+    out << RenderConfigForWrite(settings->config);
+    out.close();
+    if (!out) {
+      std::cerr << "berth run: --write-config-to " << settings->write_config_to
+                << ": cannot write\n";
+      return 1;
+    }
+    BERTH_INFO_S(0, "Wrote configuration", "file", settings->write_config_to);
+    return 0;
+  }
+  LogIgnoredFlags(*settings);
   DaemonOptions options;
-  if (!ServingOptions(f, &options.http)) return 2;
-  if (!LoadConfig(f, registry, &options)) return 2;
-  const std::string kubeconfig = f.Get("kubeconfig", options.config.client_connection.kubeconfig);
-  if (!app::LoadClient("run", kubeconfig, &options.client)) return 2;
-  options.pod_namespace = PodNamespace(f, options.client);
+  options.http = settings->http;
+  options.debug_flags = settings->config.enable_profiling;
+  if (!FinishConfig(*settings, registry, &options)) return 2;
+  if (!LoadKubeClient(*settings, &options.client)) return 2;
+  options.pod_namespace = PodNamespace(*settings, options.client);
   serving::AuthOptions auth_options;
   if (!serving::ParseAuthOptions("run", f, &auth_options)) return 2;
+  if (!options.http.plain_address.empty()) {
+    BERTH_WARN_S(
+        "--metrics-bind-address serves /metrics, /configz and the health checks over plain HTTP "
+        "with no authentication or authorization",
+        "address", options.http.plain_address);
+  }
 
   // SIGTERM / SIGINT go to one watcher thread (blocked everywhere else). Blocked before any
   // thread starts (the secure port's review workers are the first), so that every thread
@@ -130,7 +148,8 @@ int Main(int argc, char** argv) {
     int sig = 0;
     sigwait(&signals, &sig);
     if (sig == SIGTERM || sig == SIGINT) {
-      BERTH_LOG(0) << "received " << (sig == SIGTERM ? "SIGTERM" : "SIGINT");
+      BERTH_INFO_S(0, "Received signal, shutting down", "signal",
+                   sig == SIGTERM ? "SIGTERM" : "SIGINT");
       daemon.RequestShutdown();
     }
   });

@@ -17,6 +17,7 @@
 #include <boost/beast/ssl.hpp>
 #include <chrono>
 #include <exception>
+#include <filesystem>
 #include <fstream>
 #include <mutex>
 #include <optional>
@@ -222,6 +223,36 @@ std::vector<std::string> PeerCertificates(SSL* ssl) {
   return out;
 }
 
+// Writes the pair as <dir>/kube-scheduler.crt and .key (the key mode 0600), as upstream's
+// MaybeDefaultWithSelfSignedCerts does with --cert-dir.
+Result<bool> SaveSelfSigned(const SelfSigned& pair, const std::string& dir) {
+  auto cert = CertificatePem(pair.cert.get());
+  if (!cert.ok()) return Error{cert.error()};
+  BioPtr bio(BIO_new(BIO_s_mem()));
+  if (!bio || PEM_write_bio_PrivateKey(bio.get(), pair.key.get(), nullptr, nullptr, 0, nullptr,
+                                       nullptr) != 1) {
+    return Error{"self-signed certificate: key PEM: " + OpenSslError()};
+  }
+  char* data = nullptr;
+  long len = BIO_get_mem_data(bio.get(), &data);  // NOLINT(runtime/int)
+  const std::string key(data, static_cast<size_t>(len));
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Error{"--cert-dir " + dir + ": " + ec.message()};
+  const std::string base = dir + "/" + std::string(kSelfSignedPairName);
+  std::ofstream(base + ".crt") << *cert;
+  {
+    std::ofstream out(base + ".key");
+    out << key;
+  }
+  std::filesystem::permissions(
+      base + ".key", std::filesystem::perms::owner_read | std::filesystem::perms::owner_write, ec);
+  if (!std::ifstream(base + ".crt") || !std::ifstream(base + ".key")) {
+    return Error{"--cert-dir " + dir + ": cannot write " + base + ".crt/.key"};
+  }
+  return true;
+}
+
 // Configures `ctx` and returns the serving certificate's PEM.
 Result<std::string> SetUpTls(ssl::context& ctx, const HttpServerOptions& opts) {
   ctx.set_options(ssl::context::default_workarounds | ssl::context::no_sslv2 |
@@ -233,6 +264,13 @@ Result<std::string> SetUpTls(ssl::context& ctx, const HttpServerOptions& opts) {
   }
   if (opts.cert_file.empty() != opts.key_file.empty()) {
     return Error{"cert_file and key_file must be given together"};
+  }
+  if (SSL_CTX_set_min_proto_version(ctx.native_handle(), opts.tls_min_version) != 1) {
+    return Error{"TLS minimum version: " + OpenSslError()};
+  }
+  if (!opts.cipher_list.empty() &&
+      SSL_CTX_set_cipher_list(ctx.native_handle(), opts.cipher_list.c_str()) != 1) {
+    return Error{"TLS cipher suites \"" + opts.cipher_list + "\": " + OpenSslError()};
   }
   if (!opts.cert_file.empty()) {
     boost::system::error_code ec;
@@ -250,6 +288,11 @@ Result<std::string> SetUpTls(ssl::context& ctx, const HttpServerOptions& opts) {
   }
   auto generated = GenerateSelfSigned();
   if (!generated.ok()) return Error{generated.error()};
+  if (!opts.cert_dir.empty()) {
+    if (auto saved = SaveSelfSigned(*generated, opts.cert_dir); !saved.ok()) {
+      return Error{saved.error()};
+    }
+  }
   if (SSL_CTX_use_certificate(ctx.native_handle(), generated->cert.get()) != 1 ||
       SSL_CTX_use_PrivateKey(ctx.native_handle(), generated->key.get()) != 1) {
     return Error{"self-signed certificate: install: " + OpenSslError()};

@@ -49,12 +49,24 @@
 
 namespace berth::run {
 
+// The file name (before .crt/.key) of the pair kept in HttpServerOptions::cert_dir.
+inline constexpr std::string_view kSelfSignedPairName = "kube-scheduler";
+
 struct HttpServerOptions {
   // "host:port", "[v6]:port" or ":port" (all interfaces). Port 0 picks a free port (see
   // secure_port()). Host may be an IP literal or a name resolved once at start.
   std::string secure_address = "0.0.0.0:10259";
   // PEM files; both or neither. Neither: a self-signed certificate is generated.
   std::string cert_file, key_file;
+  // With no cert_file: where the generated pair is written, as <dir>/kube-scheduler.crt and
+  // .key (kube-scheduler's --cert-dir; the caller loads an existing pair as cert_file/key_file).
+  // Empty = the pair stays in memory.
+  std::string cert_dir;
+  // Lowest TLS version accepted (OpenSSL's TLS1_2_VERSION or TLS1_3_VERSION), and the TLS 1.2
+  // cipher list in OpenSSL syntax (empty = OpenSSL's defaults). TLS 1.3 suites are not
+  // configurable, as in Go.
+  int tls_min_version = 0x0303;
+  std::string cipher_list;
   // Plain-HTTP address, same syntax; empty = no plain listener.
   std::string plain_address;
   // Empty secure_address = no HTTPS listener (then plain_address must be set).
@@ -126,6 +138,8 @@ class HttpServer {
   //   `cert_file and key_file must be given together`
   //   `TLS certificate <file>: <why>` / `TLS key <file>: <why>`   the PEM files do not load
   //   `self-signed certificate: <why>`        OpenSSL failed to generate one
+  //   `--cert-dir <dir>: <why>`                the generated pair could not be written
+  //   `TLS cipher suites "x": <why>`           OpenSSL refused the cipher list
   static Result<std::unique_ptr<HttpServer>> Start(HttpServerOptions options,
                                                    HttpHandlers handlers);
 

@@ -51,15 +51,30 @@ bool LoadConfig(const app::Flags& f, const std::vector<std::string>& known,
 
 }  // namespace
 
+constexpr char kSimulateUsage[] =
+    "berth simulate --cluster FILE [flags]: schedule the pending pods of a cluster file "
+    "(kubectl get ... -o yaml) offline and print where each goes and why, as JSON.";
+
+const std::vector<app::FlagSpec>& SimulateFlags() {
+  static const std::vector<app::FlagSpec> specs = {
+      {"cluster", "The cluster file: nodes, pods and other objects as YAML (required)."},
+      {"config", "The scheduler configuration (KubeSchedulerConfiguration v1)."},
+      {"policy-config-file", "A legacy scheduler Policy used instead of the config's profiles."},
+      {"explain", "Say for each pod why each node was or was not chosen.", true, "false"},
+      {"seed", "Seed for the tie-breaking random choices.", false, "0"},
+  };
+  return specs;
+}
+
 int Main(int argc, char** argv) {
-  app::Flags f = app::ParseFlags(argc, argv, 2, {"cluster", "config", "policy-config-file", "seed"},
-                                 {"explain"});
+  app::Flags f = app::ParseFlags("simulate", kSimulateUsage, argc, argv, SimulateFlags());
+  if (f.help) return 0;
   if (!f.error.empty()) {
-    std::cerr << "berth simulate: " << f.error << "\n" << app::kUsage;
+    std::cerr << "berth simulate: " << f.error << "\n";
     return 2;
   }
   if (!f.Has("cluster")) {
-    std::cerr << "berth simulate: --cluster FILE is required\n" << app::kUsage;
+    std::cerr << "berth simulate: --cluster FILE is required\n";
     return 2;
   }
   Options options;

@@ -26,6 +26,9 @@
 #include <thread>
 #include <vector>
 
+#include "base/log.h"
+#include "cmd/berth/app/serving/debug_flags.h"
+
 // Requests go through curl (a real, independent HTTP/TLS client); `curl` must be on PATH
 // (apt-get install curl), and `openssl` for the provided-certificate test.
 
@@ -587,6 +590,42 @@ TEST_F(HttpServerTest, OutOfFileDescriptorsBacksOffAndRecovers) {
   EXPECT_EQ(status, 200);
   kill(pid, SIGKILL);
   waitpid(pid, nullptr, 0);
+}
+
+TEST(HttpServerTlsOptionsTest, CertDirKeepsTheGeneratedPair) {
+  HttpServerOptions o = LocalOptions();
+  o.cert_dir = ::testing::TempDir() + "/certdir_" + std::to_string(getpid());
+  auto server = HttpServer::Start(o, HttpHandlers{});
+  ASSERT_TRUE(server.ok()) << server.error();
+  std::ifstream crt(o.cert_dir + "/kube-scheduler.crt");
+  std::stringstream pem;
+  pem << crt.rdbuf();
+  EXPECT_EQ(pem.str(), (*server)->certificate_pem());
+  EXPECT_TRUE(std::filesystem::exists(o.cert_dir + "/kube-scheduler.key"));
+}
+
+TEST(HttpServerTlsOptionsTest, BadCipherListIsAnError) {
+  HttpServerOptions o = LocalOptions();
+  o.cipher_list = "NO-SUCH-CIPHER";
+  auto server = HttpServer::Start(o, HttpHandlers{});
+  ASSERT_FALSE(server.ok());
+  EXPECT_NE(server.error().find("TLS cipher suites"), std::string::npos) << server.error();
+}
+
+TEST(DebugFlagsTest, PutSetsVerbosityAsUpstream) {
+  const int before = log::Verbosity();
+  auto ok = DebugFlagsRoute("PUT", "/debug/flags/v", "4");
+  ASSERT_TRUE(ok.has_value());
+  EXPECT_EQ(ok->status, 200);
+  EXPECT_EQ(ok->content_type, "text/plain");
+  EXPECT_EQ(ok->body, "successfully set klog.logging.verbosity to 4\n");
+  EXPECT_EQ(log::Verbosity(), 4);
+  EXPECT_EQ(DebugFlagsRoute("PUT", "/debug/flags/v", "four")->status, 400);
+  EXPECT_EQ(DebugFlagsRoute("PUT", "/debug/flags/v", " 4")->status, 400);
+  EXPECT_EQ(DebugFlagsRoute("GET", "/debug/flags/v", "")->status, 406);
+  EXPECT_EQ(DebugFlagsRoute("GET", "/debug/flags", "")->status, 200);
+  EXPECT_FALSE(DebugFlagsRoute("GET", "/healthz", "").has_value());
+  log::Verbosity() = before;
 }
 
 }  // namespace
