@@ -11,8 +11,8 @@
 #include "cmd/berth/app/extender/http_extender.h"
 #include "cmd/berth/app/flags.h"
 #include "cmd/berth/app/run/daemon.h"
-#include "cmd/berth/app/serving/auth_options.h"
 #include "cmd/berth/app/run/options.h"
+#include "cmd/berth/app/serving/auth_options.h"
 #include "config/load.h"
 #include "plugins/registry.h"
 

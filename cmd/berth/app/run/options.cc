@@ -10,8 +10,8 @@
 
 #include "api/json/parse.h"
 #include "base/strings.h"
-#include "config/encode.h"
 #include "config/duration.h"
+#include "config/encode.h"
 #include "config/load.h"
 
 namespace berth::run {
