@@ -14,13 +14,16 @@ import kube
 from kube import config, wait_for
 
 
-def put(port, path, body):
-    """PUT https://127.0.0.1:port/path (berth's self-signed certificate is not verified)."""
+def put(port, path, body, token=kube.TOKEN):
+    """PUT https://127.0.0.1:port/path (berth's self-signed certificate is not verified) as the
+    admin (system:masters, always authorized), or with no credentials when token is None."""
     ctx = ssl.create_default_context()
     ctx.check_hostname = False
     ctx.verify_mode = ssl.CERT_NONE
     req = urllib.request.Request(f"https://127.0.0.1:{port}{path}", data=body.encode(),
                                  method="PUT")
+    if token:
+        req.add_header("Authorization", "Bearer " + token)
     try:
         with urllib.request.urlopen(req, context=ctx, timeout=10) as r:
             return r.status, r.read().decode()
@@ -70,6 +73,8 @@ class BerthFlagsTest(kube.ClusterTestCase):
         self.assertEqual(put(port, "/debug/flags/v", "3"),
                          (200, "successfully set klog.logging.verbosity to 3\n"))
         self.assertEqual(put(port, "/debug/flags/v", "x")[0], 400)
+        # Changing the verbosity is authorized like any path: anonymous is refused.
+        self.assertEqual(put(port, "/debug/flags/v", "9", token=None)[0], 403)
         self.assertEqual(kube.scrape(port, "/debug/flags/v")[0], 406)
         self.c.pod("second")
         wait_for(lambda: self.bound("second") == "n1", 30, what="second pod bound")
