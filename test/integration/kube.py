@@ -150,13 +150,15 @@ class Cluster:
             return f.read()
 
 
-def scrape(port, path, token=TOKEN, method="GET"):
-    """GET https://127.0.0.1:port/path (berth's self-signed certificate is not verified) with
-    `Authorization: Bearer <token>` (the admin's by default; None sends no credentials)."""
+def scrape(port, path, token=TOKEN, method="GET", body=None):
+    """GET (or `method`, with `body`) https://127.0.0.1:port/path (berth's self-signed
+    certificate is not verified) with `Authorization: Bearer <token>` (the admin's by default;
+    None sends no credentials)."""
     ctx = ssl.create_default_context()
     ctx.check_hostname = False
     ctx.verify_mode = ssl.CERT_NONE
-    req = urllib.request.Request(f"https://127.0.0.1:{port}{path}", method=method)
+    data = body.encode() if body is not None else None
+    req = urllib.request.Request(f"https://127.0.0.1:{port}{path}", data=data, method=method)
     if token:
         req.add_header("Authorization", "Bearer " + token)
     try:

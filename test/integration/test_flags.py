@@ -4,31 +4,16 @@ Run: python3 -m unittest -v test_flags  (from this folder), or through ctest.
 """
 import json
 import os
-import ssl
 import subprocess
 import unittest
-import urllib.error
-import urllib.request
 
 import kube
 from kube import config, wait_for
 
 
 def put(port, path, body, token=kube.TOKEN):
-    """PUT https://127.0.0.1:port/path (berth's self-signed certificate is not verified) as the
-    admin (system:masters, always authorized), or with no credentials when token is None."""
-    ctx = ssl.create_default_context()
-    ctx.check_hostname = False
-    ctx.verify_mode = ssl.CERT_NONE
-    req = urllib.request.Request(f"https://127.0.0.1:{port}{path}", data=body.encode(),
-                                 method="PUT")
-    if token:
-        req.add_header("Authorization", "Bearer " + token)
-    try:
-        with urllib.request.urlopen(req, context=ctx, timeout=10) as r:
-            return r.status, r.read().decode()
-    except urllib.error.HTTPError as e:
-        return e.code, e.read().decode()
+    """PUT as the admin (system:masters, always authorized), or anonymously when token is None."""
+    return kube.scrape(port, path, token=token, method="PUT", body=body)
 
 
 class BerthFlagsTest(kube.ClusterTestCase):
