@@ -10,11 +10,11 @@
 //
 // Text format (the default; klog's header, then the message as Go's %q, then key=value pairs in
 // the order given):
-//   I1126 07:00:00.123456   12345 schedule_one.cc:123] "Successfully bound pod to node" pod="ns/p"
-//       node="n1" evaluatedNodes=3 feasibleNodes=3           (one line, wrapped here)
+//   I1126 07:00:00.123456   12345 daemon.cc:49] "Successfully bound pod to node" pod="ns/p"
+//       node="n1" profile="berth-scheduler" took="3.1ms"     (one line, wrapped here)
 // Severity I/W/E, MMDD, local time with microseconds, the thread id right-aligned in 7 columns
-// (klog writes the process id there, with a TODO to make it the thread id; in berth's main
-// thread the two are equal), the source file's base name and line. Strings (and KObj) are
+// (klog writes the process id there and means to write the thread id; in berth's main thread
+// the two are equal), the source file's base name and line. Strings (and KObj) are
 // quoted as Go's strconv.Quote; numbers and bools are bare. Unlike klog, a string holding a
 // newline is still quoted on one line (klog writes a multi-line `key=<` block): one record is
 // always one line.
