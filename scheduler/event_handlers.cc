@@ -102,6 +102,7 @@ void Scheduler::UpdatePod(const api::Pod& old_pod, std::shared_ptr<const api::Po
     if (!Assigned(old_pod)) {
       // Bound (by us or someone else): it leaves the queue and counts on its node.
       queue_->Delete(old_pod);
+      if (deps_.diagnoses != nullptr) deps_.diagnoses->Bound(pod->Key(), pod->metadata.uid);
       if (Terminal(*pod)) return;
       cache_.AddPod(framework::MakePodInfo(std::move(pod)));
       queue_->MoveAllToActiveOrBackoffQueue(
@@ -132,6 +133,7 @@ void Scheduler::UpdatePod(const api::Pod& old_pod, std::shared_ptr<const api::Po
 }
 
 void Scheduler::DeletePod(const api::Pod& pod) {
+  if (deps_.diagnoses != nullptr) deps_.diagnoses->Forget(pod.Key(), pod.metadata.uid);
   if (Assigned(pod)) {
     cache_.RemovePod(pod);
     queue_->MoveAllToActiveOrBackoffQueue(

@@ -76,17 +76,28 @@ bool Scheduler::ScheduleOne(bool block) {
   framework::Diagnosis diag;
   Status s = SchedulingCycle(*fwk, *state, qpi, &result, &assumed, &diag);
   if (!s.IsSuccess() && !s.IsWait()) {
-    FailureHandler(*fwk, qpi, s, &diag, cycle, started, result.nominated_node);
+    FailureHandler(*fwk, qpi, s, &diag, cycle, started, result.nominated_node, state.get(),
+                   &result);
     return true;
   }
   queue_->Done(pod.Uid());
+  // The placement's diagnosis, kept once the pod is bound when the store keeps placements.
+  std::shared_ptr<diagnosis::Record> placed;
+  if (deps_.diagnoses != nullptr && deps_.diagnoses->KeepsPlaced()) {
+    placed = std::make_shared<diagnosis::Record>(
+        Diagnose(*fwk, nullptr, pod, Status(), &diag, nullptr, std::string()));
+    placed->status = "Scheduled";
+    placed->node = result.host;
+    placed->evaluated_nodes = result.evaluated_nodes;
+    placed->feasible_nodes = result.feasible_nodes;
+  }
   binder::BindingTask task;
   task.waiting = fwk->WaitingPodFor(pod.Uid());
   task.may_block = state->binding_may_block;
   task.run = [this, fwk, state, qpi, assumed, host = result.host, cycle, started,
-              waited = task.waiting != nullptr]() mutable {
+              waited = task.waiting != nullptr, placed = std::move(placed)]() mutable {
     BindingCycle(fwk, std::move(state), std::move(qpi), std::move(assumed), std::move(host), cycle,
-                 started, waited);
+                 started, waited, std::move(placed));
   };
   deps_.executor->Submit(std::move(task));
   return true;
@@ -118,8 +129,10 @@ Status Scheduler::SchedulingCycle(runtime::Framework& fwk, framework::CycleState
       }
       diag->post_filter_msg = ps.Message();
       result->nominated_node.reset();
+      result->post_filter_ran = true;
       if (ps.code() != Code::kError && pf.mode == framework::PostFilterResult::Mode::kOverride) {
         result->nominated_node = pf.nominated_node_name;
+        result->victims = std::move(pf.victims);
       }
     }
     return Status(Code::kUnschedulable,
@@ -418,7 +431,8 @@ void Scheduler::Explain(runtime::Framework& fwk, framework::CycleState& state,
 
 void Scheduler::BindingCycle(runtime::Framework* fwk, std::shared_ptr<framework::CycleState> state,
                              queue::QueuedPodInfoPtr qpi, framework::PodInfoPtr assumed,
-                             std::string host, int64_t cycle, SteadyTime started, bool waited) {
+                             std::string host, int64_t cycle, SteadyTime started, bool waited,
+                             std::shared_ptr<diagnosis::Record> placed) {
   metrics_.Goroutines(metrics::kBinding, +1);
   struct Done {
     metrics::Recorder& m;
@@ -458,6 +472,15 @@ void Scheduler::BindingCycle(runtime::Framework* fwk, std::shared_ptr<framework:
     sli = framework::Seconds(deps_.clock->Now() - *qpi->initial_attempt_timestamp);
   }
   metrics_.PodScheduled(qpi->attempts, sli);
+  if (deps_.diagnoses != nullptr) {
+    // A bound pod has nothing left to explain; its placement is kept when asked for.
+    if (placed != nullptr) {
+      deps_.diagnoses->RecordScheduled(*placed);
+    } else {
+      deps_.diagnoses->Bound(qpi->pod_info->Namespace() + "/" + qpi->pod_info->Name(),
+                             qpi->pod_info->Uid());
+    }
+  }
   deps_.sink->Scheduled(*qpi->pod_info, host, fwk->scheduler_name());
   fwk->RunPostBindPlugins(*state, *assumed, host);
   if (!state->pods_to_activate.empty()) queue_->Activate(state->pods_to_activate);
@@ -493,7 +516,9 @@ void Scheduler::ObservePoint(std::string_view point, const Status& s, const std:
 void Scheduler::FailureHandler(runtime::Framework& fwk, const queue::QueuedPodInfoPtr& qpi,
                                const Status& status, const framework::Diagnosis* diag,
                                int64_t cycle, SteadyTime started,
-                               const std::optional<std::string>& nominated_node) {
+                               const std::optional<std::string>& nominated_node,
+                               const framework::CycleState* state,
+                               const ScheduleResult* result) {
   const bool rejected = status.IsRejected();
   metrics_.ScheduleAttempt(rejected ? metrics::kUnschedulable : metrics::kError,
                            fwk.scheduler_name(), metrics::Since(started));
@@ -527,6 +552,17 @@ void Scheduler::FailureHandler(runtime::Framework& fwk, const queue::QueuedPodIn
   } else {
     if (current != pod.pod) report = framework::MakePodInfo(current);
     queue_->AddUnschedulableIfNotPresent(qpi, cycle);
+  }
+  if (deps_.diagnoses != nullptr) {
+    // Only a pod that waits has a diagnosis to keep; one gone or bound loses its old one.
+    if (current != nullptr && current->spec.node_name.empty()) {
+      const std::string& nominated =
+          nominated_node ? *nominated_node : current->status.nominated_node_name;
+      deps_.diagnoses->RecordFailure(
+          Diagnose(fwk, state, pod, status, rejected ? diag : nullptr, result, nominated));
+    } else {
+      deps_.diagnoses->Forget(pod.Namespace() + "/" + pod.Name(), pod.Uid());
+    }
   }
   // Upstream's AddNominatedPod: without an override the pod keeps the node in its status; the
   // nominator itself ignores pods that are gone or bound.

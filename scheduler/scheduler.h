@@ -20,6 +20,7 @@
 #include "config/types.h"
 #include "scheduler/binder/binder.h"
 #include "scheduler/cache/cache.h"
+#include "scheduler/diagnosis/store.h"
 #include "scheduler/framework/extender.h"
 #include "scheduler/framework/outcome_sink.h"
 #include "scheduler/framework/registry.h"
@@ -42,6 +43,9 @@ struct SchedulerDeps {
   std::vector<framework::Extender*> extenders;
   // Set by the daemon when it shuts down (Handle::Stopping); may be null.
   const std::atomic<bool>* stopping = nullptr;
+  // Where the diagnosis of every failed attempt goes (berth explain); null keeps none. Not
+  // owned, must outlive the Scheduler.
+  diagnosis::Store* diagnoses = nullptr;
 };
 
 struct SchedulerOptions {
@@ -97,6 +101,9 @@ class Scheduler {
     // Set when PostFilter asked to override the pod's nomination (preemption chose this node;
     // empty = clear it).
     std::optional<std::string> nominated_node;
+    // PostFilter's verdict, for the diagnosis: whether it ran, and the victims it chose.
+    bool post_filter_ran = false;
+    std::vector<std::pair<std::string, int32_t>> victims;
   };
 
   runtime::Framework* FrameworkFor(const api::Pod& pod) const;
@@ -131,19 +138,31 @@ class Scheduler {
   std::string SelectHost(const std::vector<const framework::NodeInfo*>& nodes,
                          const std::vector<int64_t>& totals);
   using SteadyTime = std::chrono::steady_clock::time_point;
+  // placed: the placement's diagnosis, recorded once bound (null unless the store keeps them).
   void BindingCycle(runtime::Framework* fwk, std::shared_ptr<framework::CycleState> state,
                     queue::QueuedPodInfoPtr qpi, framework::PodInfoPtr assumed, std::string host,
-                    int64_t cycle, SteadyTime started, bool waited);
+                    int64_t cycle, SteadyTime started, bool waited,
+                    std::shared_ptr<diagnosis::Record> placed);
   void HandleBindingCycleError(runtime::Framework* fwk, framework::CycleState& state,
                                const queue::QueuedPodInfoPtr& qpi,
                                const framework::PodInfoPtr& assumed, const std::string& host,
                                const framework::Status& status, int64_t cycle, SteadyTime started);
   // nominated_node: upstream's NominatingInfo in override mode (the node preemption chose, or
   // empty to clear the nomination); nullopt leaves the nomination alone.
+  // state and result (the scheduling cycle's; null after a binding-cycle failure) feed the
+  // diagnosis recorded for a requeued pod.
   void FailureHandler(runtime::Framework& fwk, const queue::QueuedPodInfoPtr& qpi,
                       const framework::Status& status, const framework::Diagnosis* diag,
                       int64_t cycle, SteadyTime started,
-                      const std::optional<std::string>& nominated_node = std::nullopt);
+                      const std::optional<std::string>& nominated_node = std::nullopt,
+                      const framework::CycleState* state = nullptr,
+                      const ScheduleResult* result = nullptr);
+  // diagnose.cc: the diagnosis of a failed attempt (berth explain), with the nearest nodes and
+  // what each would need. Scheduling thread only (it reads the snapshot).
+  diagnosis::Record Diagnose(runtime::Framework& fwk, const framework::CycleState* state,
+                             const framework::PodInfo& pod, const framework::Status& status,
+                             const framework::Diagnosis* diag, const ScheduleResult* result,
+                             const std::string& nominated_node) const;
   // Upstream's evaluateNominatedNode: the pod's nominated node alone, before the full search.
   // True (and the node in *feasible) when it passes the Filter plugins.
   bool EvaluateNominatedNode(runtime::Framework& fwk, const framework::CycleState& state,

@@ -139,6 +139,9 @@ struct PostFilterResult {
   enum class Mode { kNoop, kOverride };
   Mode mode = Mode::kNoop;
   std::string nominated_node_name;
+  // The pods preemption evicts on that node (namespace/name, priority), most important first:
+  // what berth explain reports as the nominated node's need.
+  std::vector<std::pair<std::string, int32_t>> victims;
 };
 
 // Per-node filter outcome of a cycle. Nodes never evaluated (cut off by a PreFilter result)

@@ -353,6 +353,56 @@ Status Framework::RunFilterPlugins(const framework::CycleState& state,
   return Status();
 }
 
+namespace {
+
+// The explainer's needs for one rejection, completed so that every reason of the status appears
+// once (reasons it did not explain get an empty need and gap 1).
+std::vector<framework::FilterNeed> NeedsOf(const framework::FilterPlugin* p,
+                                           const framework::CycleState& state,
+                                           const framework::PodInfo& pod,
+                                           const framework::NodeInfo& node, const Status& s,
+                                           framework::ExplainDetail detail) {
+  std::vector<framework::FilterNeed> needs;
+  if (const auto* e = dynamic_cast<const framework::FilterExplainer*>(p)) {
+    e->ExplainFilter(state, pod, node, s, detail, &needs);
+  }
+  for (const std::string& reason : s.reasons()) {
+    bool covered = false;
+    for (const auto& n : needs) covered |= n.reason == reason;
+    if (!covered) needs.push_back({reason, std::string(), 1.0});
+  }
+  return needs;
+}
+
+}  // namespace
+
+std::vector<Framework::Rejection> Framework::ExplainNode(const framework::CycleState& state,
+                                                         const framework::PodInfo& pod,
+                                                         const framework::NodeInfo& node) const {
+  std::vector<Rejection> out;
+  for (size_t i = 0; i < filter_.size(); ++i) {
+    if (i < 64 && (state.skip_filter_mask >> i & 1) != 0) continue;
+    Status s = filter_[i]->Filter(state, pod, node);
+    if (!s.IsRejected()) continue;
+    out.push_back({std::string(filter_[i]->Name()),
+                   NeedsOf(filter_[i], state, pod, node, s, framework::ExplainDetail::kFull)});
+  }
+  return out;
+}
+
+double Framework::RejectionGap(const framework::CycleState& state, const framework::PodInfo& pod,
+                               const framework::NodeInfo& node, const Status& s) const {
+  for (const auto* p : filter_) {
+    if (p->Name() != s.plugin()) continue;
+    double gap = 0;
+    for (const auto& n : NeedsOf(p, state, pod, node, s, framework::ExplainDetail::kGapOnly)) {
+      gap += n.gap;
+    }
+    return gap;
+  }
+  return static_cast<double>(std::max<size_t>(1, s.reasons().size()));
+}
+
 // Upstream's addGENominatedPods: a copy of the node and state with the nominated pods of priority
 // >= the pod's (other than the pod itself) added. False when there were none.
 namespace {

@@ -21,6 +21,7 @@
 #include "api/store.h"
 #include "base/result.h"
 #include "config/types.h"
+#include "scheduler/framework/explain.h"
 #include "scheduler/framework/handle.h"
 #include "scheduler/framework/plugin.h"
 #include "scheduler/framework/registry.h"
@@ -115,6 +116,21 @@ class Framework final : public framework::Handle {
                                     const framework::PodInfo& pod,
                                     const std::vector<const framework::NodeInfo*>& nodes,
                                     ScoreTable* out) const;
+  // berth explain (off the hot path, scheduling thread): every Filter plugin not skipped this
+  // cycle, run on `node` without stopping at the first rejection; for each rejection, what the
+  // plugin's FilterExplainer says the node would need (a reason it does not explain gets an
+  // empty need and gap 1). Errors are left out.
+  struct Rejection {
+    std::string plugin;
+    std::vector<framework::FilterNeed> needs;
+  };
+  std::vector<Rejection> ExplainNode(const framework::CycleState& state,
+                                     const framework::PodInfo& pod,
+                                     const framework::NodeInfo& node) const;
+  // How far `node` is from passing the plugin that rejected it with `s` (its explainer's gaps
+  // summed, 1 per reason it does not explain). Cheap: for ranking every rejected node.
+  double RejectionGap(const framework::CycleState& state, const framework::PodInfo& pod,
+                      const framework::NodeInfo& node, const framework::Status& s) const;
   bool HasFilterPlugins() const { return !filter_.empty(); }
   bool HasScorePlugins() const { return !score_.empty(); }
   bool HasPostFilterPlugins() const { return !post_filter_.empty(); }

@@ -7,6 +7,7 @@
 #include "cmd/berth/app/simulate/claim_controller.h"
 #include "cmd/berth/app/simulate/instant_volumes.h"
 #include "scheduler/binder/binder.h"
+#include "scheduler/diagnosis/json.h"
 #include "scheduler/housekeeping.h"
 #include "scheduler/scheduler.h"
 
@@ -328,7 +329,7 @@ api::Value ClaimsJson(const api::Pod& pod, const api::ClusterObjects& objects) {
 }
 
 api::Value RecordJson(PodRecord& r, const scheduler::Scheduler& sched, bool explain,
-                      const api::ClusterObjects& objects) {
+                      const api::ClusterObjects& objects, const diagnosis::Store* diagnoses) {
   api::Value o = api::Value::MakeObject();
   o.Set("pod", api::Value::String(r.pod->Key()));
   if (r.status.empty() && !r.pod->spec.scheduling_gates.empty()) {
@@ -374,6 +375,15 @@ api::Value RecordJson(PodRecord& r, const scheduler::Scheduler& sched, bool expl
     }
     o.Set("filter", std::move(filter));
     o.Set("scores", std::move(scores));
+    // The nearest nodes and preemption's verdict of the pod's last failure, as the daemon's
+    // /debug/explain reports them (scheduler/diagnosis/json.h).
+    if (r.status != "Scheduled" && diagnoses != nullptr) {
+      if (auto d = diagnoses->Get(r.pod->Key()); d && d->uid == r.pod->metadata.uid) {
+        api::Value dv = diagnosis::ToValue(*d);
+        if (const api::Value* n = dv.Find("nearest")) o.Set("nearest", *n);
+        if (const api::Value* p = dv.Find("preemption")) o.Set("preemption", *p);
+      }
+    }
   }
   return o;
 }
@@ -451,6 +461,12 @@ class Simulation {
                      const Options& options) {
     scheduler::SchedulerDeps deps{&clock_, &objects_, &writer_, &executor_, &recorder_};
     deps.extenders = options.extenders;
+    diagnoses_ = options.diagnoses;
+    if (diagnoses_ == nullptr && options.explain) {
+      own_diagnoses_ = std::make_unique<diagnosis::Store>(diagnosis::StoreOptions{0});
+      diagnoses_ = own_diagnoses_.get();
+    }
+    deps.diagnoses = diagnoses_;
     // The node search is deterministic whatever the parallelism (see FindNodesThatPassFilters),
     // so the configured parallelism is kept.
     auto created =
@@ -517,7 +533,9 @@ class Simulation {
   api::Value Output(bool explain) {
     api::Value out = api::Value::MakeObject();
     api::Value pods = api::Value::MakeArray();
-    for (PodRecord* r : recorder_.Ordered()) pods.Push(RecordJson(*r, *sched_, explain, objects_));
+    for (PodRecord* r : recorder_.Ordered()) {
+      pods.Push(RecordJson(*r, *sched_, explain, objects_, diagnoses_));
+    }
     out.Set("pods", std::move(pods));
     const auto preempted = writer_.preempted();
     if (!preempted.empty()) out.Set("preempted", PreemptedJson(preempted));
@@ -628,6 +646,8 @@ class Simulation {
   InstantVolumes volumes_;
   SimWriter writer_;
   Recorder recorder_;
+  std::unique_ptr<diagnosis::Store> own_diagnoses_;
+  diagnosis::Store* diagnoses_ = nullptr;
   std::unique_ptr<scheduler::Scheduler> sched_;
 };
 
