@@ -256,7 +256,8 @@ SchedulerMetrics::SchedulerMetrics(std::shared_ptr<prometheus::Registry> registr
     : registry_(std::move(registry)),
       f_(std::make_unique<Families>(*registry_)),
       faults_(std::make_unique<FaultMetrics>(*registry_)),
-      process_(std::make_unique<ProcessMetrics>(*registry_)) {}
+      process_(std::make_unique<ProcessMetrics>(*registry_)),
+      reasons_(std::make_unique<PendingReasonMetrics>(*registry_)) {}
 
 SchedulerMetrics::~SchedulerMetrics() = default;
 
@@ -323,6 +324,8 @@ void SchedulerMetrics::PendingPods(const PendingPodCounts& counts) {
   f_->pending_unschedulable.Set(static_cast<double>(counts.unschedulable));
   f_->pending_gated.Set(static_cast<double>(counts.gated));
 }
+
+void SchedulerMetrics::PendingPodReasons(const ReasonCounts& counts) { reasons_->Set(counts); }
 
 void SchedulerMetrics::QueueIncomingPods(std::string_view queue, std::string_view event,
                                          int64_t count) {

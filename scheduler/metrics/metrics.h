@@ -30,6 +30,7 @@
 #include "scheduler/framework/status.h"
 #include "scheduler/metrics/fault_metrics.h"
 #include "scheduler/metrics/process_metrics.h"
+#include "scheduler/metrics/reason_metrics.h"
 #include "scheduler/metrics/recorder.h"
 
 namespace prometheus {
@@ -128,6 +129,8 @@ class SchedulerMetrics final : public Recorder {
 
   // Sets scheduler_pending_pods{queue=active|backoff|unschedulable|gated}.
   void PendingPods(const PendingPodCounts& counts);
+  // Replaces berth_pending_pod_reasons{profile,plugin,reason} (reason_metrics.h).
+  void PendingPodReasons(const ReasonCounts& counts);
 
   // `count` pods moved into `queue` (kActiveQueue, kBackoffQueue, kUnschedulableQueue,
   // kGatedQueue) because of `event` (upstream's event label: "PodAdd", "NodeAdd",
@@ -189,6 +192,7 @@ class SchedulerMetrics final : public Recorder {
   std::unique_ptr<Families> f_;
   std::unique_ptr<FaultMetrics> faults_;     // synced on each Serialize()
   std::unique_ptr<ProcessMetrics> process_;  // synced on each Serialize()
+  std::unique_ptr<PendingReasonMetrics> reasons_;
 };
 
 }  // namespace berth::metrics

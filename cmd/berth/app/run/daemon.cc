@@ -11,6 +11,7 @@
 #include "base/strings.h"
 #include "cmd/berth/app/run/cluster_feed.h"
 #include "cmd/berth/app/run/podgroup_controller.h"
+#include "cmd/berth/app/run/explain_route.h"
 #include "cmd/berth/app/serving/debug_flags.h"
 #include "config/encode.h"
 #include "informers/client/beast_client.h"
@@ -201,8 +202,15 @@ struct Daemon::Impl {
   bool leading = false;
   bool failed = false;
   bool ever_led = false;
+  std::string leader;  // the lease holder's identity, when known
 
-  Impl(DaemonOptions o, const framework::Registry& r) : options(std::move(o)), registry(r) {}
+  // The diagnoses /debug/explain serves and berth_pending_pod_reasons counts.
+  diagnosis::Store diagnoses;
+
+  Impl(DaemonOptions o, const framework::Registry& r)
+      : options(std::move(o)),
+        registry(r),
+        diagnoses(diagnosis::StoreOptions{options.explain_placed_pods}) {}
 
   void Signal(bool* flag) {
     {
@@ -287,6 +295,7 @@ HttpHandlers Daemon::Impl::Handlers(informers::InformerFactory& factory,
     metrics.CacheSize({static_cast<int64_t>(sched.cache().NodeCount()),
                        static_cast<int64_t>(sched.cache().PodCount()),
                        static_cast<int64_t>(sched.cache().AssumedPodCount())});
+    metrics.PendingPodReasons(diagnoses.ReasonCounts());
     return metrics.Serialize();
   };
   handlers.configz = [this]() {
@@ -304,6 +313,15 @@ HttpHandlers Daemon::Impl::Handlers(informers::InformerFactory& factory,
   handlers.routes = [this, &pods, debug_flags = options.debug_flags](
                         std::string_view method, std::string_view path,
                         const std::string& body) -> std::optional<HttpReply> {
+    if (path.starts_with("/debug/explain/")) {
+      ExplainRouteState st;
+      {
+        std::lock_guard lock(mu);
+        st.leading = leading;
+        st.leader = leader;
+      }
+      return ExplainRoute(method, path, diagnoses, st);
+    }
     if (path != "/metrics/resources") {
       if (debug_flags) return DebugFlagsRoute(method, path, body);
       return std::nullopt;
@@ -400,8 +418,10 @@ Result<std::unique_ptr<informers::LeaderElector>> Daemon::Impl::StartLeaderElect
     }
     cv.notify_all();
   };
-  le.on_new_leader = [lease](const std::string& id) {
+  le.on_new_leader = [this, lease](const std::string& id) {
     BERTH_INFO_S(0, "New leader elected", "lease", lease, "identity", id);
+    std::lock_guard lock(mu);
+    leader = id;
   };
   auto elector = informers::LeaderElector::Create(*client, le);
   if (!elector.ok()) {
@@ -454,6 +474,7 @@ int Daemon::Impl::Run() {
   auto waiting_executor = std::make_unique<binder::ThreadPoolExecutor>(4, 1024);
   binder::SplitExecutor executor(*plain_executor, *waiting_executor);
   scheduler::SchedulerDeps deps{&clock, &objects, &api_writer, &executor, &sink, &metrics};
+  deps.diagnoses = &diagnoses;
   // Set at shutdown: bindings waiting in PreBind (volume provisioning) give up (Handle::Stopping).
   std::atomic<bool> stopping{false};
   deps.stopping = &stopping;

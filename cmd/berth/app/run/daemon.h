@@ -48,6 +48,8 @@ struct DaemonOptions {
   bool debug_flags = true;
   // The configured scheduler extenders, in call order (extenders::BuildExtenders).
   std::vector<std::shared_ptr<framework::Extender>> extenders;
+  // How many placements keep their diagnosis for /debug/explain (--explain-placed-pods).
+  size_t explain_placed_pods = 0;
 };
 
 class Daemon {

@@ -115,6 +115,7 @@ int Main(int argc, char** argv) {
   DaemonOptions options;
   options.http = settings->http;
   options.debug_flags = settings->config.enable_profiling;
+  options.explain_placed_pods = settings->explain_placed_pods;
   if (!FinishConfig(*settings, registry, &options)) return 2;
   if (!LoadKubeClient(*settings, &options.client)) return 2;
   options.pod_namespace = PodNamespace(*settings, options.client);

@@ -240,6 +240,10 @@ const std::vector<FlagSpec>& RunFlagSpecs() {
        "Also serve the endpoints over plain HTTP on HOST:PORT (berth only)."},
       {"max-connections", "Most connections open at once; more are refused (berth only).", false,
        "1024"},
+      {"explain-placed-pods",
+       "How many of the last placed pods keep their diagnosis for /debug/explain; unschedulable "
+       "pods always keep theirs (berth only).",
+       false, "0"},
       // the secure port's delegated authentication / authorization (serving/auth_options.h)
       {"authentication-kubeconfig",
        "kubeconfig pointing at the 'core' kubernetes server with "
@@ -331,6 +335,14 @@ Result<RunSettings> ReadRunFlags(const app::Flags& f,
   s.lease_namespace_flag = f.Get("namespace");
   s.policy_config_file = f.Get("policy-config-file");
   s.write_config_to = f.Get("write-config-to");
+  if (f.Has("explain-placed-pods")) {
+    auto n = IntFlag(f, "explain-placed-pods", 0, 1000000);
+    if (!n.ok()) {
+      return Error{"--explain-placed-pods wants an integer from 0 to 1000000, not " +
+                   Quote(f.Get("explain-placed-pods"))};
+    }
+    s.explain_placed_pods = static_cast<size_t>(*n);
+  }
   return s;
 }
 

@@ -49,6 +49,8 @@ struct RunSettings {
   std::string policy_config_file;
   // --write-config-to: write the config there and exit 0.
   std::string write_config_to;
+  // --explain-placed-pods: placements kept for /debug/explain (0: only unschedulable pods).
+  size_t explain_placed_pods = 0;
   int verbosity = 0;
   std::string vmodule;
   log::Format logging_format = log::Format::kText;
