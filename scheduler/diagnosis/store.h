@@ -30,7 +30,7 @@
 namespace berth::diagnosis {
 
 struct StoreOptions {
-  size_t placed = 100;  // how many placements are kept (the newest); 0 keeps none
+  size_t placed = 0;  // how many placements are kept (the newest); 0 keeps none
   // Distinct (profile, plugin, reason) label sets of berth_pending_pod_reasons; past this, new
   // ones count under reason "other".
   size_t max_reason_labels = 500;

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "scheduler/framework/explain.h"
 #include "scheduler/framework/plugin.h"
 
 namespace berth::testing {
@@ -58,7 +59,8 @@ class ScriptedPlugin : public framework::PreFilterPlugin,
                        public framework::ReservePlugin,
                        public framework::PermitPlugin,
                        public framework::PreBindPlugin,
-                       public framework::EnqueueExtensions {
+                       public framework::EnqueueExtensions,
+                       public framework::FilterExplainer {
  public:
   ScriptedPlugin(std::string name, CallLog* log) : name_(std::move(name)), log_(log) {}
 
@@ -73,6 +75,10 @@ class ScriptedPlugin : public framework::PreFilterPlugin,
   std::function<framework::Status(const std::string& node, framework::Duration* timeout)> permit;
   std::function<framework::Status(const std::string& node)> pre_bind;
   std::vector<framework::ClusterEventWithHint> events;
+  // What the node would need to pass this plugin's Filter (berth explain); unset explains nothing.
+  std::function<void(const framework::NodeInfo&, const framework::Status&,
+                     std::vector<framework::FilterNeed>*)>
+      explain;
 
   std::string_view Name() const override { return name_; }
   framework::Status PreFilter(framework::CycleState&, const framework::PodInfo& pod,
@@ -86,6 +92,11 @@ class ScriptedPlugin : public framework::PreFilterPlugin,
                            const framework::NodeInfo& node) const override {
     log_->Add(name_ + ".Filter:" + node.name());
     return filter ? filter(pod, node) : framework::Status();
+  }
+  void ExplainFilter(const framework::CycleState&, const framework::PodInfo&,
+                     const framework::NodeInfo& node, const framework::Status& rejection,
+                     framework::ExplainDetail, std::vector<framework::FilterNeed>* out) const override {
+    if (explain) explain(node, rejection, out);
   }
   framework::Status PostFilter(framework::CycleState&, const framework::PodInfo&,
                                const framework::NodeToStatus& statuses,

@@ -69,6 +69,11 @@ class SchedulerHarness {
     cfg_.profiles.push_back(std::move(p));
   }
   config::SchedulerConfiguration& cfg() { return cfg_; }
+  // Keeps diagnoses (berth explain) in diagnoses(), as the daemon does (before Start()).
+  void UseDiagnoses(diagnosis::StoreOptions options = {}) {
+    diagnoses_ = std::make_unique<diagnosis::Store>(options);
+  }
+  diagnosis::Store& diagnoses() { return *diagnoses_; }
 
   void Start(uint64_t seed = 1) {
     (void)registry_.Register(plugins::priority_sort::kName, plugins::priority_sort::New);
@@ -85,6 +90,7 @@ class SchedulerHarness {
     deps.api_writer = &writer_;
     deps.executor = &executor_;
     deps.sink = &sink_;
+    deps.diagnoses = diagnoses_.get();
     auto created = scheduler::Scheduler::Create(cfg_, registry_, deps, {seed, false});
     ASSERT_TRUE(created.ok()) << created.error();
     sched_ = std::move(*created);
@@ -139,6 +145,7 @@ class SchedulerHarness {
   RecordingWriter writer_;
   RecordingSink sink_;
   binder::DeferredExecutor executor_;
+  std::unique_ptr<diagnosis::Store> diagnoses_;
   std::unique_ptr<scheduler::Scheduler> sched_;  // last: destroyed first
 };
 

@@ -432,3 +432,26 @@ TEST(SchedulerMetricsTest, ProcessBuildAndLeaderMetrics) {
 
 }  // namespace
 }  // namespace berth::metrics
+
+namespace berth::metrics {
+namespace {
+
+TEST(PendingPodReasonsTest, SeriesFollowTheCountsAndStaleOnesGo) {
+  SchedulerMetrics m;
+  m.PendingPodReasons({{{"berth-scheduler", "NodeResourcesFit", "Insufficient cpu"}, 3},
+                       {{"berth-scheduler", "TaintToleration", "node(s) had untolerated taint(s)"},
+                        1}});
+  std::string text = m.Serialize();
+  EXPECT_NE(text.find("# TYPE berth_pending_pod_reasons gauge"), std::string::npos);
+  EXPECT_NE(text.find("berth_pending_pod_reasons{plugin=\"NodeResourcesFit\",profile=\"berth-"
+                      "scheduler\",reason=\"Insufficient cpu\"} 3"),
+            std::string::npos)
+      << text;
+  m.PendingPodReasons({{{"berth-scheduler", "NodeResourcesFit", "Insufficient cpu"}, 1}});
+  text = m.Serialize();
+  EXPECT_NE(text.find("reason=\"Insufficient cpu\"} 1"), std::string::npos);
+  EXPECT_EQ(text.find("untolerated"), std::string::npos) << "a reason nobody waits for is gone";
+}
+
+}  // namespace
+}  // namespace berth::metrics
