@@ -117,6 +117,20 @@ class Cluster:
     def events(self, ns="default"):
         return self.items(f"/apis/events.k8s.io/v1/namespaces/{ns}/events")
 
+    def service_account_token(self, name, ns="default"):
+        """A token of ServiceAccount ns/name (created if missing) from the TokenRequest API."""
+        try:
+            self.create(f"/api/v1/namespaces/{ns}/serviceaccounts",
+                        {"apiVersion": "v1", "kind": "ServiceAccount",
+                         "metadata": {"name": name, "namespace": ns}})
+        except ApiError as e:
+            if e.code != 409:
+                raise
+        out = self.create(f"/api/v1/namespaces/{ns}/serviceaccounts/{name}/token",
+                          {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+                           "spec": {"expirationSeconds": 3600}})
+        return out["status"]["token"]
+
     # ---- berth ----
     def start_berth(self, name, config_yaml, extra_args=(), delegated_auth=True):
         """Starts `berth run` with this config; its log goes to <dir>/<name>.log. With

@@ -25,19 +25,6 @@ UNAUTHORIZED = {
 
 
 class SecurePortAuthTest(kube.ClusterTestCase):
-    def service_account_token(self, name, ns="default"):
-        try:
-            self.c.create(f"/api/v1/namespaces/{ns}/serviceaccounts",
-                          {"apiVersion": "v1", "kind": "ServiceAccount",
-                           "metadata": {"name": name, "namespace": ns}})
-        except kube.ApiError as e:
-            if e.code != 409:
-                raise
-        out = self.c.create(f"/api/v1/namespaces/{ns}/serviceaccounts/{name}/token",
-                            {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
-                             "spec": {"expirationSeconds": 3600}})
-        return out["status"]["token"]
-
     def grant_metrics(self, sa, ns="default"):
         self.c.create("/apis/rbac.authorization.k8s.io/v1/clusterroles",
                       {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
@@ -72,7 +59,7 @@ class SecurePortAuthTest(kube.ClusterTestCase):
         self.assertIn("berth-scheduler", body)
 
         # A ServiceAccount without the nonResourceURL permission: 403 naming it.
-        token = self.service_account_token("prom")
+        token = self.c.service_account_token("prom")
         code, body = scrape(port, "/metrics", token=token)
         self.assertEqual(code, 403, body)
         self.assertEqual(json.loads(body)["message"],
@@ -89,7 +76,7 @@ class SecurePortAuthTest(kube.ClusterTestCase):
 
         # Fail closed: with the API server down, a token berth has not seen is refused, and an
         # anonymous request that needs a review is an error, never allowed.
-        fresh = self.service_account_token("prom")
+        fresh = self.c.service_account_token("prom")
         self.c.stop_apiserver()
         code, body = scrape(port, "/metrics", token=fresh)
         self.assertEqual(code, 401, body)
