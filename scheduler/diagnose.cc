@@ -2,7 +2,8 @@
 // preemption's verdicts, and the nearest nodes with what each would need.
 
 #include <algorithm>
-#include <cstdio>
+#include <string_view>
+#include <unordered_map>
 
 #include "scheduler/scheduler.h"
 
@@ -19,6 +20,31 @@ constexpr size_t kNearest = 5;
 constexpr size_t kNearestCandidates = 3 * kNearest;
 
 std::string PriorityText(int32_t p) { return std::to_string(p); }
+
+// Numbers the distinct (plugin, reasons) of the node statuses, appending each new one to `out`,
+// without building a string per node.
+class StatusDeduper {
+ public:
+  explicit StatusDeduper(std::vector<diagnosis::Record::NodeStatus>* out) : out_(out) {}
+  uint32_t Index(const Status& s) {
+    size_t h = std::hash<std::string_view>{}(s.plugin());
+    for (const auto& r : s.reasons()) h = h * 31 + std::hash<std::string_view>{}(r);
+    auto& bucket = by_hash_[h];
+    for (uint32_t i : bucket) {
+      if (seen_[i]->plugin() == s.plugin() && seen_[i]->reasons() == s.reasons()) return i;
+    }
+    const auto i = static_cast<uint32_t>(seen_.size());
+    seen_.push_back(&s);
+    out_->push_back({std::string(), s.plugin(), s.Message()});
+    bucket.push_back(i);
+    return i;
+  }
+
+ private:
+  std::vector<diagnosis::Record::NodeStatus>* out_;
+  std::vector<const Status*> seen_;
+  std::unordered_map<size_t, std::vector<uint32_t>> by_hash_;
+};
 
 // "would fit if 2 pods of priority ≤ 100 were preempted (shop/batch-1, shop/batch-2)"
 std::string PreemptionNeed(const std::vector<std::pair<std::string, int32_t>>& victims) {
@@ -54,16 +80,18 @@ diagnosis::Record Scheduler::Diagnose(runtime::Framework& fwk, const framework::
     r.pre_filter_plugin = diag->node_to_status.absent_status.plugin();
   }
   // The same nodes and texts as simulate's --explain "filter": nodes without their own status
-  // carry the PreFilter / absent status.
+  // carry the PreFilter / absent status. Handed over by reference (Record::filter_refs): the
+  // node names live in the snapshot, and thousands of nodes share a few distinct statuses.
   const auto& statuses = diag->node_to_status.statuses();
-  r.filter.reserve(statuses.size());
-  for (const auto& [node, st] : statuses) r.filter.push_back({node, st.plugin(), st.Message()});
+  StatusDeduper distinct(&r.filter_statuses);
+  r.filter_refs.reserve(statuses.size());
+  for (const auto& [node, st] : statuses) r.filter_refs.emplace_back(node, distinct.Index(st));
   const Status& absent = diag->node_to_status.absent_status;
   if (!diag->pre_filter_msg.empty() || !absent.IsSuccess()) {
-    const std::string reasons = absent.Message();
+    const uint32_t absent_index = distinct.Index(absent);
     for (const auto* n : snapshot_.List()) {
       if (diag->node_to_status.Get(n->name()) == nullptr) {
-        r.filter.push_back({n->name(), absent.plugin(), reasons});
+        r.filter_refs.emplace_back(n->name(), absent_index);
       }
     }
   }

@@ -86,6 +86,7 @@ bool Scheduler::ScheduleOne(bool block) {
   if (deps_.diagnoses != nullptr && deps_.diagnoses->KeepsPlaced()) {
     placed = std::make_shared<diagnosis::Record>(
         Diagnose(*fwk, nullptr, pod, Status(), &diag, nullptr, std::string()));
+    placed->OwnFilter();  // recorded after the binding cycle, when diag is gone
     placed->status = "Scheduled";
     placed->node = result.host;
     placed->evaluated_nodes = result.evaluated_nodes;

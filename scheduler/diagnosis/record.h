@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -61,6 +62,14 @@ struct Record {
     std::string reasons;
   };
   std::vector<NodeStatus> filter;
+  // For writing only (Store::RecordFailure / RecordScheduled): the per-node statuses by
+  // reference, each node's name (valid for the call) with an index into filter_statuses (the
+  // few distinct statuses; their `node` is unused), so that recording thousands of rejected
+  // nodes copies no string per node. When not empty, `filter` is ignored.
+  std::vector<std::pair<std::string_view, uint32_t>> filter_refs;
+  std::vector<NodeStatus> filter_statuses;
+  // Turns filter_refs into `filter` (copies), for a record kept past the names' lifetime.
+  void OwnFilter();
   std::vector<NearMiss> nearest;  // nearest first
   std::optional<Preemption> preemption;
   std::string nominated_node;

@@ -26,23 +26,33 @@ std::string ReasonLabel(const std::string& reason) {
   return out;
 }
 
+void Record::OwnFilter() {
+  for (const auto& [node, i] : filter_refs) {
+    filter.push_back({std::string(node), filter_statuses.at(i).plugin, filter_statuses.at(i).reasons});
+  }
+  filter_refs.clear();
+  filter_statuses.clear();
+}
+
 Store::Store(StoreOptions options) : options_(options) {}
 Store::~Store() = default;
 
-uint32_t Store::NodeId(const std::string& name) {
-  auto [it, added] = node_ids_.try_emplace(name, static_cast<uint32_t>(node_names_.size()));
-  if (added) node_names_.push_back(name);
-  return it->second;
+uint32_t Store::NodeId(std::string_view name) {
+  if (auto it = node_ids_.find(name); it != node_ids_.end()) return it->second;
+  const auto id = static_cast<uint32_t>(node_names_.size());
+  node_ids_.emplace(std::string(name), id);
+  node_names_.emplace_back(name);
+  return id;
 }
 
 uint32_t Store::StatusId(const std::string& plugin, const std::string& reasons) {
-  std::string key;
-  key.reserve(plugin.size() + 1 + reasons.size());
-  key.append(plugin).push_back('\0');
-  key.append(reasons);
-  auto [it, added] = status_ids_.try_emplace(std::move(key), static_cast<uint32_t>(statuses_.size()));
-  if (added) statuses_.emplace_back(plugin, reasons);
-  return it->second;
+  key_buf_.assign(plugin).push_back('\0');
+  key_buf_.append(reasons);
+  if (auto it = status_ids_.find(key_buf_); it != status_ids_.end()) return it->second;
+  const auto id = static_cast<uint32_t>(statuses_.size());
+  status_ids_.emplace(key_buf_, id);
+  statuses_.emplace_back(plugin, reasons);
+  return id;
 }
 
 std::shared_ptr<const std::string> Store::Intern(const std::string& s) {
@@ -88,8 +98,18 @@ Store::Entry Store::Compact(const Record& r) {
   e.pre_filter_plugin = r.pre_filter_plugin;
   e.pre_filter = Intern(r.pre_filter);
   std::vector<std::pair<uint32_t, uint32_t>> ids;
-  ids.reserve(r.filter.size());
-  for (const auto& ns : r.filter) ids.emplace_back(NodeId(ns.node), StatusId(ns.plugin, ns.reasons));
+  if (!r.filter_refs.empty()) {
+    std::vector<uint32_t> status_ids;
+    status_ids.reserve(r.filter_statuses.size());
+    for (const auto& ns : r.filter_statuses) status_ids.push_back(StatusId(ns.plugin, ns.reasons));
+    ids.reserve(r.filter_refs.size());
+    for (const auto& [node, local] : r.filter_refs) {
+      ids.emplace_back(NodeId(node), status_ids.at(local));
+    }
+  } else {
+    ids.reserve(r.filter.size());
+    for (const auto& ns : r.filter) ids.emplace_back(NodeId(ns.node), StatusId(ns.plugin, ns.reasons));
+  }
   std::sort(ids.begin(), ids.end());
   Table t;
   for (const auto& [node, status] : ids) {

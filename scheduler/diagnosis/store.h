@@ -100,7 +100,7 @@ class Store {
   // All below: mu_ held.
   Entry Compact(const Record& r);
   Record Expand(const std::string& key, const Entry& e) const;
-  uint32_t NodeId(const std::string& name);
+  uint32_t NodeId(std::string_view name);
   uint32_t StatusId(const std::string& plugin, const std::string& reasons);
   std::shared_ptr<const std::string> Intern(const std::string& s);
   std::shared_ptr<const Table> InternTable(Table t);
@@ -115,9 +115,14 @@ class Store {
   std::map<std::string, Entry, std::less<>> placed_;
   std::deque<std::string> placed_order_;  // oldest first
   std::vector<std::string> node_names_;
-  std::unordered_map<std::string, uint32_t> node_ids_;
+  struct StringHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>> node_ids_;
   std::vector<std::pair<std::string, std::string>> statuses_;  // (plugin, reasons)
   std::unordered_map<std::string, uint32_t> status_ids_;       // plugin + '\0' + reasons
+  std::string key_buf_;  // StatusId's lookup key, reused
   std::unordered_map<size_t, std::vector<std::weak_ptr<const Table>>> tables_;
   std::unordered_map<std::string, std::weak_ptr<const std::string>> strings_;
   std::map<ReasonKey, int64_t> reasons_;

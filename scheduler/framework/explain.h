@@ -30,8 +30,9 @@ struct FilterNeed {
   double gap = 1.0;
 };
 
-// kGapOnly: only reason and gap are wanted (ranking every rejected node; must be cheap, no
-// formatting); kFull: the need text too (the few nearest nodes).
+// kGapOnly: only the gaps are wanted (ranking every rejected node: must be cheap, so `reason`
+// and `need` may be left empty, one FilterNeed per reason explained); kFull: reason and need
+// text too (the few nearest nodes).
 enum class ExplainDetail { kGapOnly, kFull };
 
 class FilterExplainer {

@@ -204,6 +204,9 @@ Result<std::unique_ptr<Framework>> Framework::Create(const config::Profile& prof
     return Error{prefix + ".plugins.queueSort: no queue sort plugin is enabled"};
   }
   f->queue_sort_ = f->queue_sorts_.front();
+  for (const auto* p : f->filter_) {
+    f->filter_explainers_.push_back(dynamic_cast<const framework::FilterExplainer*>(p));
+  }
   if (f->bind_.empty()) {
     return Error{prefix + ".plugins.bind: at least one bind plugin is needed"};
   }
@@ -357,15 +360,12 @@ namespace {
 
 // The explainer's needs for one rejection, completed so that every reason of the status appears
 // once (reasons it did not explain get an empty need and gap 1).
-std::vector<framework::FilterNeed> NeedsOf(const framework::FilterPlugin* p,
+std::vector<framework::FilterNeed> NeedsOf(const framework::FilterExplainer* e,
                                            const framework::CycleState& state,
                                            const framework::PodInfo& pod,
-                                           const framework::NodeInfo& node, const Status& s,
-                                           framework::ExplainDetail detail) {
+                                           const framework::NodeInfo& node, const Status& s) {
   std::vector<framework::FilterNeed> needs;
-  if (const auto* e = dynamic_cast<const framework::FilterExplainer*>(p)) {
-    e->ExplainFilter(state, pod, node, s, detail, &needs);
-  }
+  if (e != nullptr) e->ExplainFilter(state, pod, node, s, framework::ExplainDetail::kFull, &needs);
   for (const std::string& reason : s.reasons()) {
     bool covered = false;
     for (const auto& n : needs) covered |= n.reason == reason;
@@ -385,22 +385,32 @@ std::vector<Framework::Rejection> Framework::ExplainNode(const framework::CycleS
     Status s = filter_[i]->Filter(state, pod, node);
     if (!s.IsRejected()) continue;
     out.push_back({std::string(filter_[i]->Name()),
-                   NeedsOf(filter_[i], state, pod, node, s, framework::ExplainDetail::kFull)});
+                   NeedsOf(filter_explainers_[i], state, pod, node, s)});
   }
   return out;
 }
 
 double Framework::RejectionGap(const framework::CycleState& state, const framework::PodInfo& pod,
                                const framework::NodeInfo& node, const Status& s) const {
-  for (const auto* p : filter_) {
-    if (p->Name() != s.plugin()) continue;
+  const double unexplained = static_cast<double>(std::max<size_t>(1, s.reasons().size()));
+  for (size_t i = 0; i < filter_.size(); ++i) {
+    if (filter_[i]->Name() != s.plugin()) continue;
+    if (filter_explainers_[i] == nullptr) return unexplained;
+    // Called for every rejected node: one buffer per thread, so the ranking allocates nothing
+    // once warm (an explainer in kGapOnly mode fills no text).
+    thread_local std::vector<framework::FilterNeed> needs;
+    needs.clear();
+    filter_explainers_[i]->ExplainFilter(state, pod, node, s, framework::ExplainDetail::kGapOnly,
+                                         &needs);
     double gap = 0;
-    for (const auto& n : NeedsOf(p, state, pod, node, s, framework::ExplainDetail::kGapOnly)) {
-      gap += n.gap;
+    for (const auto& n : needs) gap += n.gap;
+    // Reasons the explainer left out count 1 each.
+    if (needs.size() < s.reasons().size()) {
+      gap += static_cast<double>(s.reasons().size() - needs.size());
     }
     return gap;
   }
-  return static_cast<double>(std::max<size_t>(1, s.reasons().size()));
+  return unexplained;
 }
 
 // Upstream's addGENominatedPods: a copy of the node and state with the nominated pods of priority

@@ -253,6 +253,8 @@ class Framework final : public framework::Handle {
   const framework::QueueSortPlugin* queue_sort_ = nullptr;      // queue_sorts_.front()
   std::vector<const framework::PreFilterPlugin*> pre_filter_;
   std::vector<const framework::FilterPlugin*> filter_;
+  // Parallel to filter_: each Filter plugin's FilterExplainer, or null.
+  std::vector<const framework::FilterExplainer*> filter_explainers_;
   std::vector<const framework::PostFilterPlugin*> post_filter_;
   std::vector<const framework::PreScorePlugin*> pre_score_;
   std::vector<const framework::ScorePlugin*> score_;

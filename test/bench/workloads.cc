@@ -44,7 +44,8 @@ std::vector<std::string> WorkloadNames() {
           "Gang3",
           "Gang50",
           "PreemptionBasic",
-          "SchedulingWithResourceClaimTemplate"};
+          "SchedulingWithResourceClaimTemplate",
+          "Unschedulable"};
 }
 
 Result<simulate::ClusterFile> Generate(const std::string& workload, int nodes, int pods) {
@@ -226,6 +227,28 @@ Result<simulate::ClusterFile> Generate(const std::string& workload, int nodes, i
       auto p = BasePod(i);
       p->spec.containers[0].ports.clear();
       p->spec.resource_claims.push_back({"resource", "", "test-claim-template"});
+      c.pods.push_back(p);
+    }
+    return c;
+  }
+  if (workload == "Unschedulable") {
+    // berth explain's memory: every pod stays pending. Nodes of four kinds, mixed node by node
+    // (so no two neighbours share a status run): 4 or 8 cpu, half of them tainted; one pod in
+    // 64 nodes is already running there. Pods come in 20 shapes asking 9 to 28 cpu, so each
+    // is rejected by every node, with reasons that differ from node to node.
+    for (int i = 0; i < nodes; ++i) {
+      auto n = BaseNode(i);
+      if (i % 2 == 1) n->status.capacity["cpu"] = Q("8");
+      n->status.allocatable = n->status.capacity;
+      if (i % 4 >= 2) n->spec.taints.push_back({"dedicated", "batch-" + std::to_string(i % 3), "NoSchedule"});
+      c.nodes.push_back(n);
+    }
+    for (int i = 0; i < pods; ++i) {
+      auto p = BasePod(i);
+      p->spec.containers[0].ports.clear();
+      p->spec.containers[0].resources.requests["cpu"] =
+          *api::Quantity::Parse(std::to_string(9 + i % 20));
+      p->spec.containers[0].resources.limits = p->spec.containers[0].resources.requests;
       c.pods.push_back(p);
     }
     return c;
