@@ -23,6 +23,14 @@
 //   Unschedulable "node(s) didn't satisfy existing pods anti-affinity rules".
 //   Without PreFilter state: Error.
 //
+// ExplainFilter (berth's FilterExplainer), gap kExplainGap for each reason; kFull names the pods:
+//   affinity: "no pod matching the affinity term in zone=eu-1a" (+ " (none in any domain)" when
+//     no pod on any node carrying the key matches), or "node has no label zone";
+//   anti-affinity: "anti-affinity with pod shop/web-2 (zone=eu-1a)" — the existing pod in the
+//     node's domain matching the pod's required anti-affinity term, or the existing pod whose own
+//     term rejects the pod — with " and 2 more" when others do too. Finding them walks the
+//     snapshot's nodes in that domain (kFull only: the few nearest nodes).
+//
 // PreScore sums per (topology key, value): + weight of the incoming pod's preferred affinity
 // terms matched by existing pods, − weight of its preferred anti-affinity terms, +
 // hardPodAffinityWeight for existing pods' required affinity terms the incoming pod matches, ±
@@ -52,6 +60,8 @@ inline constexpr const char kErrReasonAffinityRulesNotMatch[] =
     "node(s) didn't match pod affinity rules";
 inline constexpr const char kErrReasonAntiAffinityRulesNotMatch[] =
     "node(s) didn't match pod anti-affinity rules";
+// The gap ExplainFilter reports: fixable, but by moving other pods or changing the pod's terms.
+inline constexpr double kExplainGap = 0.7;
 
 // Error when ctx.handle is null or the args are invalid.
 Result<std::shared_ptr<framework::Plugin>> New(const framework::PluginContext& ctx);

@@ -1,7 +1,7 @@
 #pragma once
 // The InterPodAffinity plugin class, shared by filtering.cc (PreFilter, AddPod/RemovePod, Filter),
-// scoring.cc (PreScore, Score, NormalizeScore) and plugin.cc (events, args, factory). Internal to
-// this folder; users include inter_pod_affinity.h.
+// explain.cc (ExplainFilter), scoring.cc (PreScore, Score, NormalizeScore) and plugin.cc (events,
+// args, factory). Internal to this folder; users include inter_pod_affinity.h.
 
 #include <algorithm>
 #include <cstdint>
@@ -10,6 +10,7 @@
 
 #include "api/value.h"
 #include "base/result.h"
+#include "scheduler/framework/explain.h"
 #include "scheduler/framework/handle.h"
 #include "scheduler/framework/plugin.h"
 
@@ -29,7 +30,8 @@ class InterPodAffinity final : public framework::PreFilterPlugin,
                                public framework::FilterPlugin,
                                public framework::PreScorePlugin,
                                public framework::ScorePlugin,
-                               public framework::EnqueueExtensions {
+                               public framework::EnqueueExtensions,
+                               public framework::FilterExplainer {
  public:
   InterPodAffinity(Args args, framework::Handle* handle) : args_(args), handle_(handle) {}
 
@@ -49,6 +51,12 @@ class InterPodAffinity final : public framework::PreFilterPlugin,
                               const framework::NodeInfo& node) const override;
   framework::Status Filter(const framework::CycleState& state, const framework::PodInfo& pod,
                            const framework::NodeInfo& node) const override;
+
+  // explain.cc
+  void ExplainFilter(const framework::CycleState& state, const framework::PodInfo& pod,
+                     const framework::NodeInfo& node, const framework::Status& rejection,
+                     framework::ExplainDetail detail,
+                     std::vector<framework::FilterNeed>* out) const override;
 
   // scoring.cc
   framework::Status PreScore(framework::CycleState& state, const framework::PodInfo& pod,

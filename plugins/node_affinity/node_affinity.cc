@@ -8,8 +8,11 @@
 
 #include "api/decode.h"
 #include "api/selector.h"
+#include "base/strings.h"
+#include "plugins/node_affinity/explain.h"
 #include "plugins/node_affinity/selector_terms.h"
 #include "scheduler/framework/args.h"
+#include "scheduler/framework/explain.h"
 
 namespace berth::plugins::node_affinity {
 namespace {
@@ -51,6 +54,20 @@ struct RequiredNodeAffinity {
     if (terms.has_value()) return terms->Match(node);
     return {true, false};
   }
+
+  // What the node lacks (explain.h): the nodeSelector's missing labels, then the terms'.
+  std::string Explain(const api::Node& node) const {
+    std::vector<std::string> parts;
+    if (std::string s = ExplainNodeSelector(pod->spec.node_selector, node); !s.empty()) {
+      parts.push_back(std::move(s));
+    }
+    if (terms.has_value()) {
+      if (std::string t = ExplainRequiredTerms(*terms, node); !t.empty()) {
+        parts.push_back(std::move(t));
+      }
+    }
+    return Join(parts, "; ");
+  }
 };
 
 struct PreFilterState final : framework::StateData {
@@ -83,7 +100,8 @@ class NodeAffinity final : public framework::PreFilterPlugin,
                            public framework::FilterPlugin,
                            public framework::PreScorePlugin,
                            public framework::ScorePlugin,
-                           public framework::EnqueueExtensions {
+                           public framework::EnqueueExtensions,
+                           public framework::FilterExplainer {
  public:
   // Compiles `added` in place; the plugin owns it, so it is neither copied nor moved afterwards.
   NodeAffinity(std::optional<api::NodeAffinity> added, const std::string& path,
@@ -154,6 +172,28 @@ class NodeAffinity final : public framework::PreFilterPlugin,
     }
     if (!matched) return Status::Unresolvable(kErrReasonPod);
     return {};
+  }
+
+  // Which label or term the node fails (explain.h), for either reason. Gap kExplainGap.
+  void ExplainFilter(const framework::CycleState& state, const framework::PodInfo& pod,
+                     const framework::NodeInfo& node_info, const Status& rejection,
+                     framework::ExplainDetail detail,
+                     std::vector<framework::FilterNeed>* out) const override {
+    const api::Node* node = node_info.node();
+    for (const std::string& reason : rejection.reasons()) {
+      if (reason != kErrReasonPod && reason != kErrReasonEnforced) continue;
+      framework::FilterNeed n{reason, std::string(), kExplainGap};
+      if (detail == framework::ExplainDetail::kFull && node != nullptr) {
+        if (reason == kErrReasonEnforced) {
+          if (added_required_.has_value()) n.need = ExplainRequiredTerms(*added_required_, *node);
+        } else if (const auto* s = state.Read<PreFilterState>(PreFilterKey()); s != nullptr) {
+          n.need = s->required.Explain(*node);
+        } else {
+          n.need = RequiredNodeAffinity(pod.pod).Explain(*node);
+        }
+      }
+      out->push_back(std::move(n));
+    }
   }
 
   Status PreScore(framework::CycleState& state, const framework::PodInfo& pod,

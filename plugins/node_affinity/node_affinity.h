@@ -9,6 +9,9 @@
 //   Filter (all UnschedulableAndUnresolvable): kErrReasonEnforced when the node fails the added
 //     required affinity; kErrReasonPod when it fails the pod's nodeSelector or required terms.
 //     Terms that do not parse never match (upstream's lazy parse errors).
+//   ExplainFilter (berth's FilterExplainer, explain.h): which nodeSelector label or required term
+//     the node fails ("needs label zone=eu-1a (node has zone=eu-1b)", "zone In [eu-1a, eu-1b];
+//     node has zone=eu-1c"); for kErrReasonEnforced the added affinity's terms. Gap kExplainGap.
 //   PreScore: Skip when neither the pod nor the args have preferred terms; Error when the pod's
 //     preferred terms do not parse.
 //   Score: Σ weights of matching preferred terms (pod's + added). NormalizeScore:
@@ -29,6 +32,8 @@ inline constexpr const char kErrReasonPod[] = "node(s) didn't match Pod's node a
 inline constexpr const char kErrReasonEnforced[] =
     "node(s) didn't match scheduler-enforced node affinity";
 inline constexpr const char kErrReasonConflict[] = "pod affinity terms conflict";
+// The gap ExplainFilter reports: fixable by the pod's author (or by labelling the node).
+inline constexpr double kExplainGap = 0.5;
 
 // Args: {"addedAffinity": <NodeAffinity>}; nullptr args = no added affinity. Errors name the
 // field under ctx.args_path, e.g.

@@ -328,7 +328,7 @@ RequiredTerms::RequiredTerms(const api::NodeSelector& selector, const std::strin
     if (IsEmptyTerm(term)) continue;
     const size_t before = errors_.size();
     ValidateTerm(term, Index(terms_path, i), &errors_);
-    terms_.push_back(Term{&term, errors_.size() == before});
+    terms_.push_back(Term{&term, errors_.size() == before, i});
   }
 }
 

@@ -51,11 +51,16 @@ class RequiredTerms {
   MatchResult Match(const api::Node& node) const;
   const std::vector<std::string>& errors() const { return errors_; }
 
- private:
+  // The non-empty terms, in order; `index` is the term's place in nodeSelectorTerms, `valid`
+  // false when it does not parse (it never matches).
   struct Term {
     const api::NodeSelectorTerm* term;
     bool valid;
+    size_t index;
   };
+  const std::vector<Term>& terms() const { return terms_; }
+
+ private:
   std::vector<Term> terms_;
   std::vector<std::string> errors_;
 };

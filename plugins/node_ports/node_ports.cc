@@ -1,6 +1,11 @@
 #include "plugins/node_ports/node_ports.h"
 
+#include <string>
+#include <vector>
+
+#include "base/strings.h"
 #include "scheduler/framework/args.h"
+#include "scheduler/framework/explain.h"
 
 namespace berth::plugins::node_ports {
 namespace {
@@ -26,9 +31,35 @@ bool Conflicts(const std::vector<framework::HostPort>& used, const framework::Ho
   return false;
 }
 
+// "8080/TCP", or "127.0.0.1:8080/TCP" for a port bound to one address.
+std::string PortText(const framework::HostPort& p) {
+  std::string out = p.ip == "0.0.0.0" ? std::string() : p.ip + ":";
+  return out + std::to_string(p.port) + "/" + p.protocol;
+}
+
+// "host port 8080/TCP is taken by pod ns/name" for each wanted port in use on the node.
+std::string PortsTaken(const std::vector<framework::HostPort>& wanted,
+                       const framework::NodeInfo& node) {
+  std::vector<std::string> parts;
+  for (const auto& want : wanted) {
+    if (!node.PortConflicts(want)) continue;
+    const framework::PodInfo* holder = nullptr;
+    for (const auto& p : node.pods()) {
+      if (Conflicts(p->host_ports, want)) {
+        holder = p.get();
+        break;
+      }
+    }
+    parts.push_back("host port " + PortText(want) +
+                    (holder != nullptr ? " is taken by pod " + holder->key : " is in use"));
+  }
+  return Join(parts, "; ");
+}
+
 class NodePorts final : public framework::PreFilterPlugin,
                         public framework::FilterPlugin,
-                        public framework::EnqueueExtensions {
+                        public framework::EnqueueExtensions,
+                        public framework::FilterExplainer {
  public:
   std::string_view Name() const override { return kName; }
 
@@ -56,6 +87,21 @@ class NodePorts final : public framework::PreFilterPlugin,
       if (node.PortConflicts(want)) return framework::Status::Unschedulable(kErrReason);
     }
     return {};
+  }
+
+  void ExplainFilter(const framework::CycleState& state, const framework::PodInfo& pod,
+                     const framework::NodeInfo& node, const framework::Status& rejection,
+                     framework::ExplainDetail detail,
+                     std::vector<framework::FilterNeed>* out) const override {
+    for (const std::string& reason : rejection.reasons()) {
+      if (reason != kErrReason) continue;
+      framework::FilterNeed n{reason, std::string(), kExplainGap};
+      if (detail == framework::ExplainDetail::kFull) {
+        const auto* s = state.Read<PreFilterState>(PreFilterKey());
+        n.need = PortsTaken(s != nullptr ? s->ports : WantedHostPorts(pod.Pod()), node);
+      }
+      out->push_back(std::move(n));
+    }
   }
 
   std::vector<framework::ClusterEventWithHint> EventsToRegister() const override {

@@ -6,50 +6,30 @@
 
 #include "plugins/common/dra_extended_resources.h"
 #include "plugins/node_resources_fit/args.h"
+#include "plugins/node_resources_fit/explain.h"
 #include "plugins/node_resources_fit/scoring.h"
+#include "plugins/node_resources_fit/state.h"
+#include "scheduler/framework/explain.h"
 #include "scheduler/framework/plugin.h"
 #include "scheduler/framework/pod_requests.h"
 #include "scheduler/framework/resource.h"
 
 namespace berth::plugins::node_resources_fit {
-namespace {
-
-using framework::Code;
-using framework::Status;
 
 const framework::StateKey& PreFilterKey() {
   static const framework::StateKey key("PreFilterNodeResourcesFit");
   return key;
 }
+
+namespace {
+
+using framework::Code;
+using framework::Status;
+
 const framework::StateKey& PreScoreKey() {
   static const framework::StateKey key("PreScoreNodeResourcesFit");
   return key;
 }
-
-struct ScalarRequest {
-  std::string name;
-  int64_t quantity = 0;
-  std::string reason;  // "Insufficient <name>", built once per cycle
-  // A DeviceClass serves it (DRAExtendedResource): on a node that does not advertise it,
-  // DynamicResources allocates it instead (upstream's shouldDelegateResourceToDRA).
-  bool dra_backed = false;
-};
-
-// shouldDelegateResourceToDRA for a node: backed by a DeviceClass and not advertised there.
-bool DelegatedToDRA(bool dra_backed, const std::string& name, const framework::Resource& alloc) {
-  return dra_backed && alloc.Scalar(name) <= 0;
-}
-
-struct PreFilterState final : framework::StateData {
-  int64_t milli_cpu = 0;
-  int64_t memory = 0;
-  int64_t ephemeral_storage = 0;
-  bool requests_nothing = true;        // upstream's early return (before ignoring anything)
-  std::vector<ScalarRequest> scalars;  // non-zero, not ignored
-  std::unique_ptr<framework::StateData> Clone() const override {
-    return std::make_unique<PreFilterState>(*this);
-  }
-};
 
 struct PreScoreState final : framework::StateData {
   std::vector<int64_t> pod_requests;
@@ -193,7 +173,8 @@ class Fit final : public framework::PreFilterPlugin,
                   public framework::FilterPlugin,
                   public framework::PreScorePlugin,
                   public framework::ScorePlugin,
-                  public framework::EnqueueExtensions {
+                  public framework::EnqueueExtensions,
+                  public framework::FilterExplainer {
  public:
   Fit(FitArgs args, Classes classes)
       : classes_(classes),
@@ -242,7 +223,7 @@ class Fit final : public framework::PreFilterPlugin,
                      s->ephemeral_storage > alloc.ephemeral_storage - used.ephemeral_storage;
     bool scalar_fails = false;
     for (const auto& sr : s->scalars) {
-      if (DelegatedToDRA(sr.dra_backed, sr.name, alloc)) continue;
+      if (DelegatedToDRA(sr, alloc)) continue;
       if (sr.quantity > alloc.Scalar(sr.name) - used.Scalar(sr.name)) {
         scalar_fails = true;
         break;
@@ -268,7 +249,7 @@ class Fit final : public framework::PreFilterPlugin,
         unresolvable |= s->ephemeral_storage > alloc.ephemeral_storage;
       }
       for (const auto& sr : s->scalars) {
-        if (DelegatedToDRA(sr.dra_backed, sr.name, alloc)) continue;
+        if (DelegatedToDRA(sr, alloc)) continue;
         if (sr.quantity > alloc.Scalar(sr.name) - used.Scalar(sr.name)) {
           reasons.push_back(sr.reason);
           unresolvable |= sr.quantity > alloc.Scalar(sr.name);
@@ -277,6 +258,15 @@ class Fit final : public framework::PreFilterPlugin,
     }
     return Status(unresolvable ? Code::kUnschedulableAndUnresolvable : Code::kUnschedulable,
                   std::move(reasons));
+  }
+
+  // What each insufficient resource lacks (explain.h), from the requests PreFilter recorded.
+  void ExplainFilter(const framework::CycleState& state, const framework::PodInfo&,
+                     const framework::NodeInfo& node, const Status& rejection,
+                     framework::ExplainDetail detail,
+                     std::vector<framework::FilterNeed>* out) const override {
+    const auto* s = state.Read<PreFilterState>(PreFilterKey());
+    if (s != nullptr) ExplainInsufficient(*s, node, rejection, detail, out);
   }
 
   Status PreScore(framework::CycleState& state, const framework::PodInfo& pod,

@@ -16,6 +16,7 @@
 //              UnschedulableAndUnresolvable when some failing resource's request exceeds the
 //              node's allocatable outright (preemption cannot help). Too many pods alone is
 //              always Unschedulable. Error when PreFilter state is missing.
+//   ExplainFilter (berth's FilterExplainer): see explain.h.
 //   PreScore/Score: see scoring.h (LeastAllocated | MostAllocated | RequestedToCapacityRatio).
 //   Events: Pod Delete|UpdatePodScaleDown, Node Add|UpdateNodeAllocatable, with upstream's
 //           queueing hints.

@@ -1,7 +1,11 @@
 #include "plugins/node_unschedulable/node_unschedulable.h"
 
+#include <string>
+#include <vector>
+
 #include "api/selector.h"
 #include "scheduler/framework/args.h"
+#include "scheduler/framework/explain.h"
 
 namespace berth::plugins::node_unschedulable {
 namespace {
@@ -13,7 +17,8 @@ bool ToleratesUnschedulable(const api::Pod& pod) {
 
 class NodeUnschedulable final : public framework::PreFilterPlugin,
                                 public framework::FilterPlugin,
-                                public framework::EnqueueExtensions {
+                                public framework::EnqueueExtensions,
+                                public framework::FilterExplainer {
  public:
   std::string_view Name() const override { return kName; }
 
@@ -31,6 +36,18 @@ class NodeUnschedulable final : public framework::PreFilterPlugin,
     if (!node->spec.unschedulable) return {};
     if (ToleratesUnschedulable(pod.Pod())) return {};
     return framework::Status::Unresolvable(kErrReasonUnschedulable);
+  }
+
+  void ExplainFilter(const framework::CycleState&, const framework::PodInfo&,
+                     const framework::NodeInfo&, const framework::Status& rejection,
+                     framework::ExplainDetail detail,
+                     std::vector<framework::FilterNeed>* out) const override {
+    for (const std::string& reason : rejection.reasons()) {
+      if (reason != kErrReasonUnschedulable) continue;
+      framework::FilterNeed n{reason, std::string(), kExplainGap};
+      if (detail == framework::ExplainDetail::kFull) n.need = kExplainNeed;
+      out->push_back(std::move(n));
+    }
   }
 
   std::vector<framework::ClusterEventWithHint> EventsToRegister() const override {

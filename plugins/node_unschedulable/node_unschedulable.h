@@ -5,6 +5,9 @@
 // node.kubernetes.io/unschedulable:NoSchedule.
 // Filter returns Success, or UnschedulableAndUnresolvable with kErrReasonUnschedulable; a NodeInfo
 // without a node (deleted while pods remain) gets kErrReasonUnknownCondition, as upstream did.
+// ExplainFilter (berth's FilterExplainer): for kErrReasonUnschedulable, kExplainNeed with gap
+// kExplainGap (fixable by uncordoning or by the pod's author); kErrReasonUnknownCondition is left
+// to the runtime.
 // Requeue: Node/Add|UpdateNodeTaint (hint: the node is new and schedulable, or became
 // schedulable) and Pod/UpdatePodToleration (hint: the pod itself now tolerates the taint).
 
@@ -20,6 +23,10 @@ inline constexpr const char kName[] = "NodeUnschedulable";
 inline constexpr const char kErrReasonUnschedulable[] = "node(s) were unschedulable";
 inline constexpr const char kErrReasonUnknownCondition[] = "node(s) had unknown conditions";
 inline constexpr const char kTaintNodeUnschedulable[] = "node.kubernetes.io/unschedulable";
+inline constexpr const char kExplainNeed[] =
+    "node is cordoned (spec.unschedulable): uncordon it, or tolerate "
+    "node.kubernetes.io/unschedulable:NoSchedule";
+inline constexpr double kExplainGap = 0.5;
 
 Result<std::shared_ptr<framework::Plugin>> New(const framework::PluginContext& ctx);
 

@@ -12,14 +12,15 @@
 #include "plugins/pod_topology_spread/pod_topology_spread.h"
 
 namespace berth::plugins::pod_topology_spread {
-namespace {
-
-using framework::Status;
 
 const framework::StateKey& PreFilterKey() {
   static const framework::StateKey key("PreFilterPodTopologySpread");
   return key;
 }
+
+namespace {
+
+using framework::Status;
 
 // True when the constraint's inclusion policies cannot exclude any node for this pod.
 bool InclusionIsTrivial(const Constraint& c, const api::Pod& pod) {

@@ -1,6 +1,6 @@
 #pragma once
 // Internal to PodTopologySpread: the plugin class (its extension points live in filtering.cc,
-// scoring.cc and pod_topology_spread.cc) and the per-cycle states.
+// explain.cc, scoring.cc and pod_topology_spread.cc) and the per-cycle states.
 
 #include <cstdint>
 #include <functional>
@@ -15,6 +15,7 @@
 
 #include "plugins/pod_topology_spread/common.h"
 #include "plugins/pod_topology_spread/topology_memo.h"
+#include "scheduler/framework/explain.h"
 #include "scheduler/framework/handle.h"
 #include "scheduler/framework/plugin.h"
 
@@ -50,7 +51,10 @@ class DomainCounts {
   std::map<int, int> histogram_;
 };
 
-// Written by PreFilter, read by Filter, updated by AddPod/RemovePod.
+// The key of PreFilterState in CycleState.
+const framework::StateKey& PreFilterKey();
+
+// Written by PreFilter, read by Filter and ExplainFilter, updated by AddPod/RemovePod.
 struct PreFilterState final : framework::StateData {
   std::shared_ptr<const std::vector<Constraint>> constraints;
   std::vector<char> self_match;  // per constraint: the incoming pod matches its selector
@@ -87,7 +91,8 @@ class PodTopologySpread final : public framework::PreFilterPlugin,
                                 public framework::FilterPlugin,
                                 public framework::PreScorePlugin,
                                 public framework::ScorePlugin,
-                                public framework::EnqueueExtensions {
+                                public framework::EnqueueExtensions,
+                                public framework::FilterExplainer {
  public:
   PodTopologySpread(std::vector<api::TopologySpreadConstraint> defaults, bool system_defaulted,
                     framework::Handle* handle)
@@ -111,6 +116,12 @@ class PodTopologySpread final : public framework::PreFilterPlugin,
                               const framework::NodeInfo& node) const override;
   framework::Status Filter(const framework::CycleState& state, const framework::PodInfo& pod,
                            const framework::NodeInfo& node) const override;
+
+  // explain.cc
+  void ExplainFilter(const framework::CycleState& state, const framework::PodInfo& pod,
+                     const framework::NodeInfo& node, const framework::Status& rejection,
+                     framework::ExplainDetail detail,
+                     std::vector<framework::FilterNeed>* out) const override;
 
   // scoring.cc
   framework::Status PreScore(framework::CycleState& state, const framework::PodInfo& pod,

@@ -23,6 +23,10 @@
 //     topology key; Unschedulable kErrReasonConstraintsNotMatch when
 //     count(domain) + selfMatch - minimum > maxSkew, where the minimum is 0 while fewer than
 //     minDomains domains exist.
+//   ExplainFilter (berth's FilterExplainer): for either Filter reason, every constraint the node
+//     violates, from the PreFilter counts: "placing it here makes skew 3 > maxSkew 1 for
+//     topologyKey zone (zone=eu-1a has 2 matching pods, the least loaded 0)", "node has no
+//     label zone"; gap kExplainGap.
 //   AddPod/RemovePod: adjust the counts (and the minimum, exactly) for a pod in the same namespace.
 //   PreScore: Skip when the pod has no ScheduleAnyway constraint. Counts per topology value over
 //     all nodes for the values present on the filtered nodes; nodes missing a topology key are
@@ -54,6 +58,8 @@ inline constexpr const char kErrReasonConstraintsNotMatch[] =
     "node(s) didn't match pod topology spread constraints";
 inline constexpr const char kErrReasonNodeLabelNotMatch[] =
     "node(s) didn't match pod topology spread constraints (missing required label)";
+// The gap ExplainFilter reports: other pods must move, or the constraint change.
+inline constexpr double kExplainGap = 0.6;
 
 // Args: {"defaultConstraints": [<TopologySpreadConstraint without labelSelector>],
 //        "defaultingType": "System" | "List"} (default System). nullptr args = System defaults.

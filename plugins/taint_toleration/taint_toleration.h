@@ -5,6 +5,10 @@
 //   Filter: the first NoSchedule/NoExecute taint of the node (in node order) that no toleration of
 //     the pod tolerates rejects it: UnschedulableAndUnresolvable, kErrReasonUntoleratedTaints (the
 //     taint itself is not named, as in upstream v1.37).
+//   ExplainFilter (berth's FilterExplainer): for kErrReasonUntoleratedTaints, the need
+//     "add a toleration for dedicated=gpu:NoSchedule" (key=value:effect, key:effect without a
+//     value; "add tolerations for a=b:NoSchedule, c:NoExecute" when several are untolerated),
+//     gap kExplainGap (the pod's author can fix it: ranked before unresolvable shortfalls).
 //   PreScore: keeps the pod's tolerations whose effect is PreferNoSchedule or empty; never Skips.
 //   Score: the number of the node's PreferNoSchedule taints those tolerations don't tolerate.
 //   NormalizeScore: DefaultNormalizeScore(100, reverse=true), so fewer intolerable taints score
@@ -27,6 +31,8 @@ inline constexpr const char kErrReasonNotMatch[] =
     "node(s) had taints that the pod didn't tolerate";
 // The Filter reason of upstream v1.37.
 inline constexpr const char kErrReasonUntoleratedTaints[] = "node(s) had untolerated taint(s)";
+// The gap ExplainFilter reports: fixable by the pod's author.
+inline constexpr double kExplainGap = 0.5;
 
 Result<std::shared_ptr<framework::Plugin>> New(const framework::PluginContext& ctx);
 

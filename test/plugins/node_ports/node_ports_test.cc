@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "scheduler/framework/explain.h"
 #include "test/testing/builders.h"
 
 namespace berth::plugins::node_ports {
@@ -136,6 +137,61 @@ TEST(NodePortsTest, PreFilterSkipsPodWithoutHostPorts) {
   container_only.spec.containers[0].ports.push_back(cp);
   auto info = framework::MakePodInfo(std::make_shared<api::Pod>(container_only));
   EXPECT_TRUE(pre->PreFilter(state, *info, {}, &result).IsSkip());
+}
+
+// The FilterExplainer: each wanted port in use, and the pod holding it.
+TEST(NodePortsTest, ExplainFilter) {
+  struct Case {
+    const char* name;
+    api::Pod pod;
+    std::vector<api::Pod> existing;
+    std::string want_need;
+  };
+  api::Pod web = NewPod("web-2", {"TCP//8080"});
+  web.metadata.namespace_ = "shop";
+  const std::vector<Case> cases = {
+      {"one port",
+       NewPod("p", {"TCP//8080"}),
+       {NewPod("other", {"TCP//9090"}), web},
+       "host port 8080/TCP is taken by pod shop/web-2"},
+      {"a port bound to one address, taken through 0.0.0.0",
+       NewPod("p", {"UDP/127.0.0.1/53", "TCP//8080"}),
+       {NewPod("dns", {"UDP/0.0.0.0/53"})},
+       "host port 127.0.0.1:53/UDP is taken by pod default/dns"},
+      {"several ports, several holders",
+       NewPod("p", {"TCP//8080", "TCP//8443"}),
+       {web, NewPod("tls", {"TCP/10.0.0.1/8443"})},
+       "host port 8080/TCP is taken by pod shop/web-2; host port 8443/TCP is taken by pod "
+       "default/tls"},
+  };
+  auto plugin = MakePlugin();
+  const auto& pre = dynamic_cast<const framework::PreFilterPlugin&>(*plugin);
+  const auto& filter = dynamic_cast<const framework::FilterPlugin&>(*plugin);
+  const auto* explainer = dynamic_cast<const framework::FilterExplainer*>(plugin.get());
+  ASSERT_NE(explainer, nullptr);
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    framework::NodeInfo ni(MakeNode("m1").Ptr());
+    for (const auto& e : c.existing) {
+      ni.AddPod(framework::MakePodInfo(std::make_shared<api::Pod>(e)));
+    }
+    auto pod = framework::MakePodInfo(std::make_shared<api::Pod>(c.pod));
+    framework::CycleState state;
+    framework::PreFilterResult result;
+    ASSERT_TRUE(pre.PreFilter(state, *pod, {}, &result).IsSuccess());
+    const framework::Status st = filter.Filter(state, *pod, ni);
+    ASSERT_TRUE(st.IsRejected());
+    std::vector<framework::FilterNeed> full, gap_only;
+    explainer->ExplainFilter(state, *pod, ni, st, framework::ExplainDetail::kFull, &full);
+    explainer->ExplainFilter(state, *pod, ni, st, framework::ExplainDetail::kGapOnly, &gap_only);
+    ASSERT_EQ(full.size(), 1u);
+    EXPECT_EQ(full[0].reason, kErrReason);
+    EXPECT_EQ(full[0].need, c.want_need);
+    EXPECT_DOUBLE_EQ(full[0].gap, 0.5);
+    ASSERT_EQ(gap_only.size(), 1u);
+    EXPECT_EQ(gap_only[0].need, "");
+    EXPECT_DOUBLE_EQ(gap_only[0].gap, 0.5);
+  }
 }
 
 // Upstream's TestPreFilterDisabled.

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "scheduler/framework/explain.h"
 #include "test/testing/builders.h"
 
 namespace berth::plugins::node_unschedulable {
@@ -53,6 +54,40 @@ TEST(NodeUnschedulableTest, Filter) {
     EXPECT_EQ(st.code(), c.want_code) << c.name;
     EXPECT_EQ(st.Message(), c.want_reason) << c.name;
   }
+}
+
+// The FilterExplainer: a cordoned node and the two ways out.
+TEST(NodeUnschedulableTest, ExplainFilter) {
+  auto plugin = MakePlugin();
+  const auto& filter = dynamic_cast<const framework::FilterPlugin&>(*plugin);
+  const auto* explainer = dynamic_cast<const framework::FilterExplainer*>(plugin.get());
+  ASSERT_NE(explainer, nullptr);
+  framework::CycleState state;
+  auto pod = MakePod("p").Info();
+  const framework::NodeInfo cordoned = MakeNode("n").Unschedulable().Info();
+  const framework::Status st = filter.Filter(state, *pod, cordoned);
+  ASSERT_TRUE(st.IsRejected());
+  std::vector<framework::FilterNeed> full, gap_only;
+  explainer->ExplainFilter(state, *pod, cordoned, st, framework::ExplainDetail::kFull, &full);
+  explainer->ExplainFilter(state, *pod, cordoned, st, framework::ExplainDetail::kGapOnly,
+                           &gap_only);
+  ASSERT_EQ(full.size(), 1u);
+  EXPECT_EQ(full[0].reason, "node(s) were unschedulable");
+  EXPECT_EQ(full[0].need,
+            "node is cordoned (spec.unschedulable): uncordon it, or tolerate "
+            "node.kubernetes.io/unschedulable:NoSchedule");
+  EXPECT_DOUBLE_EQ(full[0].gap, 0.5);
+  ASSERT_EQ(gap_only.size(), 1u);
+  EXPECT_EQ(gap_only[0].reason, "node(s) were unschedulable");
+  EXPECT_EQ(gap_only[0].need, "");
+  EXPECT_DOUBLE_EQ(gap_only[0].gap, 0.5);
+
+  // A NodeInfo without its node: nothing to say, the runtime reports the reason.
+  const framework::NodeInfo gone;
+  const framework::Status unknown = filter.Filter(state, *pod, gone);
+  std::vector<framework::FilterNeed> none;
+  explainer->ExplainFilter(state, *pod, gone, unknown, framework::ExplainDetail::kFull, &none);
+  EXPECT_TRUE(none.empty());
 }
 
 // v1.37 added a PreFilter; without a deferred resize it always succeeds (Filter still runs).

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "scheduler/framework/explain.h"
 #include "test/testing/builders.h"
 #include "test/testing/fake_handle.h"
 
@@ -206,6 +207,62 @@ TEST(TaintTolerationTest, Filter) {
 
 TEST(TaintTolerationTest, ReasonNamesNoTaint) {
   EXPECT_STREQ(kErrReasonUntoleratedTaints, "node(s) had untolerated taint(s)");
+}
+
+// The FilterExplainer: which tolerations the pod lacks, as `kubectl taint` writes taints.
+TEST(TaintTolerationTest, ExplainFilter) {
+  struct Case {
+    const char* name;
+    api::Pod pod;
+    api::Node node;
+    std::string want_need;
+  };
+  const std::vector<Case> cases = {
+      {"one taint with a value", PodWithTolerations({}),
+       NodeWithTaints("nodeA", {{"dedicated", "gpu", "NoSchedule"}}),
+       "add a toleration for dedicated=gpu:NoSchedule"},
+      {"a taint without a value", PodWithTolerations({}),
+       NodeWithTaints("nodeA", {{"node-role.kubernetes.io/control-plane", "", "NoSchedule"}}),
+       "add a toleration for node-role.kubernetes.io/control-plane:NoSchedule"},
+      {"every untolerated taint, not PreferNoSchedule nor tolerated ones",
+       PodWithTolerations({Tol("a", "Exists", "", "")}),
+       NodeWithTaints("nodeA", {{"a", "1", "NoSchedule"},
+                                {"b", "2", "PreferNoSchedule"},
+                                {"c", "3", "NoExecute"},
+                                {"d", "", "NoSchedule"}}),
+       "add tolerations for c=3:NoExecute, d:NoSchedule"},
+  };
+  auto plugin = MakePlugin();
+  const auto& filter = dynamic_cast<const framework::FilterPlugin&>(*plugin);
+  const auto* explainer = dynamic_cast<const framework::FilterExplainer*>(plugin.get());
+  ASSERT_NE(explainer, nullptr);
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    framework::CycleState state;
+    auto pod = framework::MakePodInfo(std::make_shared<api::Pod>(c.pod));
+    framework::NodeInfo ni(std::make_shared<api::Node>(c.node));
+    const framework::Status st = filter.Filter(state, *pod, ni);
+    ASSERT_TRUE(st.IsRejected());
+    std::vector<framework::FilterNeed> full, gap_only;
+    explainer->ExplainFilter(state, *pod, ni, st, framework::ExplainDetail::kFull, &full);
+    explainer->ExplainFilter(state, *pod, ni, st, framework::ExplainDetail::kGapOnly, &gap_only);
+    ASSERT_EQ(full.size(), 1u);
+    EXPECT_EQ(full[0].reason, kErrReasonUntoleratedTaints);
+    EXPECT_EQ(full[0].need, c.want_need);
+    EXPECT_DOUBLE_EQ(full[0].gap, 0.5);
+    ASSERT_EQ(gap_only.size(), 1u);
+    EXPECT_EQ(gap_only[0].reason, kErrReasonUntoleratedTaints);
+    EXPECT_EQ(gap_only[0].need, "");
+    EXPECT_DOUBLE_EQ(gap_only[0].gap, 0.5);
+  }
+  // A reason that is not its own is left to the runtime.
+  framework::CycleState state;
+  auto pod = framework::MakePodInfo(std::make_shared<api::Pod>(PodWithTolerations({})));
+  framework::NodeInfo ni(std::make_shared<api::Node>(NodeWithTaints("nodeA", {})));
+  std::vector<framework::FilterNeed> out;
+  explainer->ExplainFilter(state, *pod, ni, framework::Status::Unresolvable("other"),
+                           framework::ExplainDetail::kFull, &out);
+  EXPECT_TRUE(out.empty());
 }
 
 // v1.37 added a PreFilter; without a deferred resize it always succeeds (Filter still runs).
