@@ -27,6 +27,12 @@ class StatusDeduper {
  public:
   explicit StatusDeduper(std::vector<diagnosis::Record::NodeStatus>* out) : out_(out) {}
   uint32_t Index(const Status& s) {
+    // Most diagnoses have a handful of distinct statuses: compare with those before hashing.
+    for (size_t i = 0; i < seen_.size() && i < 8; ++i) {
+      if (seen_[i]->reasons() == s.reasons() && seen_[i]->plugin() == s.plugin()) {
+        return static_cast<uint32_t>(i);
+      }
+    }
     size_t h = std::hash<std::string_view>{}(s.plugin());
     for (const auto& r : s.reasons()) h = h * 31 + std::hash<std::string_view>{}(r);
     auto& bucket = by_hash_[h];
@@ -113,14 +119,17 @@ diagnosis::Record Scheduler::Diagnose(runtime::Framework& fwk, const framework::
     double gap;
     size_t reasons;
   };
-  std::vector<Ranked> ranked;
-  ranked.reserve(statuses.size());
-  for (const auto& [name, st] : statuses) {
-    if (!st.IsRejected()) continue;
+  // In parallel, like the node search itself: one slot per recorded status.
+  std::vector<Ranked> ranked(statuses.size(), Ranked{nullptr, 0, 0});
+  fwk.parallelizer().Until(static_cast<int>(statuses.size()), [&](int i) {
+    const auto& [name, st] = statuses[static_cast<size_t>(i)];
+    if (!st.IsRejected()) return;
     const framework::NodeInfo* ni = snapshot_.Get(name);
-    if (ni == nullptr) continue;
-    ranked.push_back({ni, fwk.RejectionGap(*state, pod, *ni, st), st.reasons().size()});
-  }
+    if (ni == nullptr) return;
+    ranked[static_cast<size_t>(i)] = {ni, fwk.RejectionGap(*state, pod, *ni, st),
+                                      st.reasons().size()};
+  });
+  std::erase_if(ranked, [](const Ranked& r) { return r.node == nullptr; });
   auto by_gap = [](const Ranked& a, const Ranked& b) {
     if (a.gap != b.gap) return a.gap < b.gap;
     if (a.reasons != b.reasons) return a.reasons < b.reasons;

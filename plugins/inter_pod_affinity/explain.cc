@@ -131,7 +131,9 @@ void InterPodAffinity::ExplainFilter(const framework::CycleState& state, const f
     const bool anti = reason == kErrReasonAntiAffinityRulesNotMatch;
     const bool existing = reason == kErrReasonExistingAntiAffinityRulesNotMatch;
     if (!affinity && !anti && !existing) continue;
-    framework::FilterNeed n{reason, std::string(), kExplainGap};
+    // kGapOnly (every rejected node) copies no string: explain.h allows an empty reason.
+    framework::FilterNeed n{detail == framework::ExplainDetail::kFull ? reason : std::string(),
+                            std::string(), kExplainGap};
     if (detail == framework::ExplainDetail::kFull && s != nullptr && node.node() != nullptr) {
       if (affinity) {
         n.need = AffinityNeed(*s, node.node()->metadata.labels);

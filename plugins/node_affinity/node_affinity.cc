@@ -182,7 +182,9 @@ class NodeAffinity final : public framework::PreFilterPlugin,
     const api::Node* node = node_info.node();
     for (const std::string& reason : rejection.reasons()) {
       if (reason != kErrReasonPod && reason != kErrReasonEnforced) continue;
-      framework::FilterNeed n{reason, std::string(), kExplainGap};
+      // kGapOnly (every rejected node) copies no string: explain.h allows an empty reason.
+      framework::FilterNeed n{detail == framework::ExplainDetail::kFull ? reason : std::string(),
+                              std::string(), kExplainGap};
       if (detail == framework::ExplainDetail::kFull && node != nullptr) {
         if (reason == kErrReasonEnforced) {
           if (added_required_.has_value()) n.need = ExplainRequiredTerms(*added_required_, *node);

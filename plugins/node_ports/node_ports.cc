@@ -95,7 +95,9 @@ class NodePorts final : public framework::PreFilterPlugin,
                      std::vector<framework::FilterNeed>* out) const override {
     for (const std::string& reason : rejection.reasons()) {
       if (reason != kErrReason) continue;
-      framework::FilterNeed n{reason, std::string(), kExplainGap};
+      // kGapOnly (every rejected node) copies no string: explain.h allows an empty reason.
+      framework::FilterNeed n{detail == framework::ExplainDetail::kFull ? reason : std::string(),
+                              std::string(), kExplainGap};
       if (detail == framework::ExplainDetail::kFull) {
         const auto* s = state.Read<PreFilterState>(PreFilterKey());
         n.need = PortsTaken(s != nullptr ? s->ports : WantedHostPorts(pod.Pod()), node);

@@ -48,7 +48,8 @@ struct Amounts {
 
 FilterNeed Insufficient(const std::string& reason, const Amounts& a, ExplainDetail detail) {
   FilterNeed n;
-  n.reason = reason;
+  // kGapOnly ranks every rejected node: no string at all (explain.h allows an empty reason).
+  if (detail == ExplainDetail::kFull) n.reason = reason;
   if (a.request > a.allocatable) {  // no amount of preemption helps here
     n.gap = 1.0;
     if (detail == ExplainDetail::kFull) {
@@ -97,8 +98,9 @@ void ExplainInsufficient(const PreFilterState& s, const framework::NodeInfo& nod
   const framework::Resource& used = node.requested();
   for (const std::string& reason : rejection.reasons()) {
     if (reason == kErrReasonTooManyPods) {
-      FilterNeed n{reason, std::string(), 1.0};
+      FilterNeed n{std::string(), std::string(), 1.0};
       if (detail == ExplainDetail::kFull) {
+        n.reason = reason;
         n.need = "allowed " + std::to_string(alloc.allowed_pod_number) +
                  (alloc.allowed_pod_number == 1 ? " pod" : " pods") + ", running " +
                  std::to_string(node.pods().size());

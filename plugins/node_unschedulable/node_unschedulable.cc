@@ -44,7 +44,9 @@ class NodeUnschedulable final : public framework::PreFilterPlugin,
                      std::vector<framework::FilterNeed>* out) const override {
     for (const std::string& reason : rejection.reasons()) {
       if (reason != kErrReasonUnschedulable) continue;
-      framework::FilterNeed n{reason, std::string(), kExplainGap};
+      // kGapOnly (every rejected node) copies no string: explain.h allows an empty reason.
+      framework::FilterNeed n{detail == framework::ExplainDetail::kFull ? reason : std::string(),
+                              std::string(), kExplainGap};
       if (detail == framework::ExplainDetail::kFull) n.need = kExplainNeed;
       out->push_back(std::move(n));
     }

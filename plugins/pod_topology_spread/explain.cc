@@ -55,7 +55,9 @@ void PodTopologySpread::ExplainFilter(const framework::CycleState& state, const 
   const api::Node* node = node_info.node();
   for (const std::string& reason : rejection.reasons()) {
     if (reason != kErrReasonConstraintsNotMatch && reason != kErrReasonNodeLabelNotMatch) continue;
-    framework::FilterNeed n{reason, std::string(), kExplainGap};
+    // kGapOnly (every rejected node) copies no string: explain.h allows an empty reason.
+    framework::FilterNeed n{detail == framework::ExplainDetail::kFull ? reason : std::string(),
+                            std::string(), kExplainGap};
     if (detail == framework::ExplainDetail::kFull && s != nullptr && node != nullptr) {
       n.need = SpreadNeed(*s, node->metadata.labels);
     }

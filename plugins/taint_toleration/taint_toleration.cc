@@ -79,7 +79,9 @@ class TaintToleration final : public framework::PreFilterPlugin,
                      std::vector<framework::FilterNeed>* out) const override {
     for (const std::string& reason : rejection.reasons()) {
       if (reason != kErrReasonUntoleratedTaints) continue;
-      framework::FilterNeed n{reason, std::string(), kExplainGap};
+      // kGapOnly (every rejected node) copies no string: explain.h allows an empty reason.
+      framework::FilterNeed n{detail == framework::ExplainDetail::kFull ? reason : std::string(),
+                              std::string(), kExplainGap};
       const api::Node* node = node_info.node();
       if (detail == framework::ExplainDetail::kFull && node != nullptr) {
         std::vector<std::string> taints;
