@@ -40,7 +40,8 @@ void Print(const diagnosis::Record& r, const api::Value* json, bool as_json,
   }
 }
 
-// The client for --scheduler-url: the kubeconfig's credentials, the URL's TLS settings.
+// The client for --scheduler-url (https: the kubeconfig's credentials and the URL's TLS settings;
+// http: no credentials), and the URL's path prefix.
 Result<std::pair<std::unique_ptr<client::KubeClient>, std::string>> UrlClient(
     const ExplainOptions& o, const app::KubeAccess& access) {
   const size_t scheme_end = o.scheduler_url.find("://") + 3;
@@ -52,6 +53,13 @@ Result<std::pair<std::unique_ptr<client::KubeClient>, std::string>> UrlClient(
   direct.config.tls_server_name.clear();
   direct.config.insecure_skip_tls_verify = o.insecure_skip_tls_verify;
   direct.config.ca_pem.clear();  // the kubeconfig's CA is the API server's, not berth's
+  if (o.scheduler_url.rfind("http://", 0) == 0) {
+    // A plain-HTTP port authenticates nobody: the kubeconfig's credentials stay home.
+    direct.config.token.clear();
+    direct.config.token_file.clear();
+    direct.config.client_cert_pem.clear();
+    direct.config.client_key_pem.clear();
+  }
   if (!o.certificate_authority.empty()) {
     auto ca = client::ReadFileToString(o.certificate_authority);
     if (!ca.ok()) return Error{"--certificate-authority: " + ca.error()};
