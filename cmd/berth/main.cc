@@ -1,12 +1,16 @@
-// berth: a secondary Kubernetes scheduler. Subcommands: simulate, run, extender, version.
+// berth: a secondary Kubernetes scheduler. Subcommands: simulate, run, extender, explain, version.
 // This file only dispatches; each subcommand's Main lives in cmd/berth/app/<subcommand>/.
+// Run as `kubectl-berth` (the kubectl plugin link the build makes), the arguments are berth's:
+// `kubectl berth explain POD` runs `kubectl-berth explain POD`.
 
-#include "cmd/berth/app/extender/main.h"
+#include "cmd/berth/app/explain/main.h"
 
 #include <csignal>
 #include <iostream>
 #include <string>
+#include <vector>
 
+#include "cmd/berth/app/extender/main.h"
 #include "cmd/berth/app/flags.h"
 #include "cmd/berth/app/run/main.h"
 #include "cmd/berth/app/simulate/main.h"
@@ -19,10 +23,21 @@ int main(int argc, char** argv) {
     std::cerr << berth::app::kUsage;
     return 2;
   }
+  // kubectl passes the flags typed before the subcommand (`kubectl berth --context C explain P`)
+  // where they were: the subcommand goes first.
+  std::vector<std::string> args(argv + 1, argv + argc);
+  args = berth::app::SubcommandFirst(std::move(args),
+                                     {"simulate", "run", "extender", "explain", "version", "help"});
+  std::vector<char*> new_argv{argv[0]};
+  for (auto& a : args) new_argv.push_back(a.data());
+  new_argv.push_back(nullptr);
+  argv = new_argv.data();
+
   const std::string cmd = argv[1];
   if (cmd == "simulate") return berth::simulate::Main(argc, argv);
   if (cmd == "run") return berth::run::Main(argc, argv);
   if (cmd == "extender") return berth::extender_server::Main(argc, argv);
+  if (cmd == "explain") return berth::explain::Main(argc, argv);
   if (cmd == "version" || cmd == "--version") {
     std::cout << "berth " << berth::app::kVersion << "\n";
     return 0;

@@ -15,10 +15,16 @@ const char kUsage[] =
     "usage: berth <command> [flags]\n"
     "\n"
     "commands:\n"
-    "  simulate --cluster FILE [--config FILE] [--policy-config-file FILE] [--explain]\n"
-    "      [--seed N]\n"
-    "      Schedule the pending pods of a cluster file (kubectl get ... -o yaml) offline and\n"
-    "      print where each goes and why, as JSON.\n"
+    "  simulate (--cluster FILE | --kubeconfig FILE [--context C] [--save FILE])\n"
+    "      [--config FILE] [--policy-config-file FILE] [--explain] [--seed N]\n"
+    "      Schedule the pending pods of a cluster file (kubectl get ... -o yaml), or of a\n"
+    "      snapshot listed from a live API server (read-only; --save keeps it as a cluster\n"
+    "      file), offline and print where each goes and why, as JSON.\n"
+    "  explain POD [-n NS] [--kubeconfig FILE] [--context C] [-o text|json] [--offline]\n"
+    "      [--lease-namespace NS] [--lease-name NAME] [--via-service] [--scheduler-url URL]\n"
+    "      Say why a pod is pending: the running berth's diagnosis (its leader, through the\n"
+    "      API server's pod proxy), or a re-evaluation of the current cluster state (--offline,\n"
+    "      or when the scheduler cannot be reached). As a kubectl plugin: kubectl berth explain.\n"
     "  run [--config FILE] [--kubeconfig FILE] [--leader-elect=BOOL] [--v N] ...\n"
     "      Schedule pods of the configured profiles in a cluster. Takes kube-scheduler's flags\n"
     "      (--config, --kubeconfig, --master, --leader-elect*, --kube-api-*, --bind-address,\n"
@@ -61,7 +67,7 @@ std::string Flags::Get(const std::string& name, const std::string& fallback) con
 }
 
 Flags ParseFlags(const std::string& command, const std::string& usage, int argc, char** argv,
-                 const std::vector<FlagSpec>& specs) {
+                 const std::vector<FlagSpec>& specs, bool keep_positionals) {
   Flags f;
   CLI::App app(usage, "berth " + command);
   app.allow_extras();
@@ -69,7 +75,8 @@ Flags ParseFlags(const std::string& command, const std::string& usage, int argc,
   std::vector<std::string> strings(specs.size());
   for (size_t i = 0; i < specs.size(); ++i) {
     const FlagSpec& spec = specs[i];
-    const std::string names = spec.name == "v" ? "-v,--v" : "--" + spec.name;
+    std::string names = spec.name == "v" ? "-v,--v" : "--" + spec.name;
+    if (spec.short_name != 0) names = std::string("-") + spec.short_name + "," + names;
     std::string help = spec.help;
     if (!spec.default_text.empty()) help += " (default " + spec.default_text + ")";
     CLI::Option* opt = nullptr;
@@ -82,11 +89,17 @@ Flags ParseFlags(const std::string& command, const std::string& usage, int argc,
     }
     options.emplace_back(&spec, opt);
   }
-  // klog's -v=N: CLI11 reads a short option's "=N" as part of the value.
+  // klog's -v=N (and -n=NS): CLI11 reads a short option's "=N" as part of the value.
   std::vector<std::string> args;
   for (int i = 2; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("-v=", 0) == 0) a = "--v=" + a.substr(3);
+    for (const FlagSpec& spec : specs) {
+      if (spec.short_name != 0 && a.size() > 2 && a[0] == '-' && a[1] == spec.short_name &&
+          a[2] == '=') {
+        a = "--" + spec.name + a.substr(2);
+      }
+    }
     args.push_back(std::move(a));
   }
   std::reverse(args.begin(), args.end());  // CLI11's vector form takes them reversed
@@ -101,8 +114,11 @@ Flags ParseFlags(const std::string& command, const std::string& usage, int argc,
     return f;
   }
   for (const std::string& extra : app.remaining()) {
-    if (extra.rfind("-", 0) == 0) {
+    if (extra.rfind("-", 0) == 0 && extra != "-") {
       f.error = "unknown flag: " + extra.substr(0, extra.find('='));
+    } else if (keep_positionals) {
+      f.positionals.push_back(extra);
+      continue;
     } else {
       f.error = "unexpected argument \"" + extra + "\"";
     }
@@ -140,6 +156,29 @@ Flags ParseFlags(int argc, char** argv, int first, const std::vector<std::string
   for (const auto& n : with_value) specs.push_back({n, "", false, ""});
   for (const auto& n : booleans) specs.push_back({n, "", true, ""});
   return ParseFlags(argc > 1 ? argv[1] : "", "", argc, argv, specs);
+}
+
+std::vector<std::string> SubcommandFirst(std::vector<std::string> args,
+                                         const std::vector<std::string>& commands) {
+  auto is_command = [&](const std::string& a) {
+    return std::find(commands.begin(), commands.end(), a) != commands.end();
+  };
+  if (args.empty() || is_command(args[0])) return args;
+  // kubectl's global flags that take a value as the next word.
+  static const std::vector<std::string> kValued = {
+      "--kubeconfig", "--context", "--namespace", "-n",   "--cluster",  "--user",
+      "--server",     "-s",        "--token",     "--as", "--as-group", "--request-timeout"};
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (!is_command(args[i])) continue;
+    if (i > 0 && std::find(kValued.begin(), kValued.end(), args[i - 1]) != kValued.end()) {
+      continue;
+    }
+    std::string cmd = args[i];
+    args.erase(args.begin() + static_cast<std::ptrdiff_t>(i));
+    args.insert(args.begin(), std::move(cmd));
+    return args;
+  }
+  return args;
 }
 
 bool ApplyLoggingFlags(const std::string& command, const Flags& f) {

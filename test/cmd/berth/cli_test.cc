@@ -1,11 +1,15 @@
 // The `berth` command line as a user runs it: exit codes, stdout JSON, one-line errors.
 
 #include <gtest/gtest.h>
+#include <sys/wait.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <string>
+#include <tuple>
 
 #include "api/json/parse.h"
 #include "test/cmd/berth/run_berth.h"
@@ -106,7 +110,7 @@ TEST(CliTest, MissingAndUnknownFlags) {
 }
 
 TEST(CliTest, UnknownFlagsAndHelpPerCommand) {
-  for (const std::string cmd : {"run", "simulate", "extender"}) {
+  for (const std::string cmd : {"run", "simulate", "extender", "explain"}) {
     auto bad = Berth(cmd + " --frobnicate=1");
     EXPECT_EQ(bad.code, 2) << cmd;
     EXPECT_EQ(bad.err, "berth " + cmd + ": unknown flag: --frobnicate\n");
@@ -122,6 +126,40 @@ TEST(CliTest, UnknownFlagsAndHelpPerCommand) {
   auto lock = Berth("run --leader-elect-resource-lock=endpoints");
   EXPECT_EQ(lock.code, 2);
   EXPECT_NE(lock.err.find("berth supports only \"leases\""), std::string::npos) << lock.err;
+}
+
+// The live snapshot's flags, and berth explain's command line as kubectl's plugin runs it.
+TEST(CliTest, SimulateLiveFlagsAndExplainThroughKubectlBerth) {
+  auto both = Berth("simulate --cluster x --kubeconfig y");
+  EXPECT_EQ(both.code, 2);
+  EXPECT_EQ(both.err, "berth simulate: --cluster and --kubeconfig exclude each other\n");
+  auto save = Berth("simulate --cluster x --save y");
+  EXPECT_EQ(save.code, 2);
+  EXPECT_EQ(save.err, "berth simulate: --save needs --kubeconfig\n");
+  auto missing = Berth("simulate --kubeconfig /nonexistent/kubeconfig");
+  EXPECT_EQ(missing.code, 2);
+  EXPECT_EQ(missing.err.rfind("berth simulate: /nonexistent/kubeconfig: ", 0), 0u) << missing.err;
+
+  const std::string plugin =
+      std::filesystem::path(BERTH_BINARY).parent_path().string() + "/kubectl-berth";
+  ASSERT_TRUE(std::filesystem::is_symlink(plugin)) << plugin << " (the build makes it)";
+  EXPECT_EQ(std::filesystem::read_symlink(plugin).string(), "berth");
+  auto run = [&](const std::string& args) {
+    const std::string err = ::testing::TempDir() + "/kubectl_berth_err";
+    const int status = std::system((plugin + " " + args + " >/dev/null 2>" + err).c_str());
+    std::ifstream in(err);
+    return std::make_pair(WEXITSTATUS(status), std::string(std::istreambuf_iterator<char>(in), {}));
+  };
+  // kubectl passes global flags where they were typed, before the subcommand too.
+  auto [code, err] = run("--kubeconfig /nonexistent/kubeconfig explain web-1 -n shop");
+  EXPECT_EQ(code, 2);
+  EXPECT_EQ(err.rfind("berth explain: /nonexistent/kubeconfig: ", 0), 0u) << err;
+  std::tie(code, err) = run("explain");
+  EXPECT_EQ(code, 2);
+  EXPECT_EQ(err, "berth explain: a pod name is required: berth explain POD [-n NS]\n");
+  std::tie(code, err) = run("explain a b --offline");
+  EXPECT_EQ(code, 2);
+  EXPECT_EQ(err, "berth explain: exactly one pod name expected, got 2: a, b\n");
 }
 
 TEST(CliTest, ServerLimitFlagsWantPositiveIntegers) {

@@ -249,6 +249,22 @@ Result<ClusterFile> ParseClusterFile(const std::string& text, const std::string&
   return std::move(loader.out);
 }
 
+Result<ClusterFile> ClusterFileFromObjects(const std::vector<SourcedObject>& objects) {
+  Loader loader;
+  for (const SourcedObject& o : objects) {
+    if (o.object == nullptr || !o.object->IsObject()) {
+      return Error{o.where + ": expected a Kubernetes object, got " +
+                   std::string(o.object == nullptr ? "nothing" : o.object->TypeName())};
+    }
+    if (auto ok = loader.Add(*o.object, o.where); !ok) return Error{ok.error()};
+  }
+  for (const auto& k : loader.order) {
+    loader.out.warnings.push_back("ignoring " + std::to_string(loader.ignored[k]) +
+                                  " object(s) of kind \"" + k + "\"");
+  }
+  return std::move(loader.out);
+}
+
 Result<ClusterFile> LoadClusterFile(const std::string& path) {
   auto text = ReadFile(path, kMaxClusterFileBytes);
   if (!text.ok()) return Error{path + ": cannot read file: " + text.error()};

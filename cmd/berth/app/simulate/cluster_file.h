@@ -11,6 +11,7 @@
 #include "api/replicated_storage_types.h"
 #include "api/types.h"
 #include "api/types_resource.h"
+#include "api/value.h"
 #include "base/result.h"
 
 namespace berth::simulate {
@@ -53,6 +54,16 @@ struct ClusterFile {
 // List add `items[i]` after the document number), and duplicate objects.
 Result<ClusterFile> LoadClusterFile(const std::string& path);
 Result<ClusterFile> ParseClusterFile(const std::string& text, const std::string& source);
+
+// Objects already parsed (the live lister's, cluster_lister.h), each with what names its origin
+// in errors: `<where>: <Kind> <ns/name>: <field>: <what>`. Read exactly as the items of a
+// cluster file's List, so a cluster listed live and the same objects saved to a file and read
+// back give the same ClusterFile. `object` must outlive the call.
+struct SourcedObject {
+  std::string where;
+  const api::Value* object = nullptr;
+};
+Result<ClusterFile> ClusterFileFromObjects(const std::vector<SourcedObject>& objects);
 
 // The API server's defaulting that a hand-written file may lack: namespace "default", a uid,
 // requests copied from limits where unset, schedulerName "default-scheduler" (decoder default),

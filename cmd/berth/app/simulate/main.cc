@@ -8,7 +8,9 @@
 #include "base/strings.h"
 #include "cmd/berth/app/extender/http_extender.h"
 #include "cmd/berth/app/flags.h"
+#include "cmd/berth/app/kube_flags.h"
 #include "cmd/berth/app/simulate/cluster_file.h"
+#include "cmd/berth/app/simulate/cluster_lister.h"
 #include "cmd/berth/app/simulate/simulated_extender.h"
 #include "cmd/berth/app/simulate/simulator.h"
 #include "config/load.h"
@@ -52,12 +54,21 @@ bool LoadConfig(const app::Flags& f, const std::vector<std::string>& known,
 }  // namespace
 
 constexpr char kSimulateUsage[] =
-    "berth simulate --cluster FILE [flags]: schedule the pending pods of a cluster file "
-    "(kubectl get ... -o yaml) offline and print where each goes and why, as JSON.";
+    "berth simulate (--cluster FILE | --kubeconfig FILE [--context C] [--save FILE]) [flags]: "
+    "schedule the pending pods of a cluster file (kubectl get ... -o yaml), or of a snapshot "
+    "listed from a live API server (read-only), offline and print where each goes and why, as "
+    "JSON.";
 
 const std::vector<app::FlagSpec>& SimulateFlags() {
   static const std::vector<app::FlagSpec> specs = {
-      {"cluster", "The cluster file: nodes, pods and other objects as YAML (required)."},
+      {"cluster", "The cluster file: nodes, pods and other objects as YAML."},
+      {"kubeconfig",
+       "Take the cluster from this kubeconfig's API server instead of --cluster (list only: "
+       "no watch, no write)."},
+      {"context", "The kubeconfig context to use.", false, "the current context"},
+      {"save", "With --kubeconfig: also write the snapshot as a cluster file (a JSON List)."},
+      {"kube-api-qps", "Requests per second to the API server (client-side limit).", false, "50"},
+      {"kube-api-burst", "Burst of requests to the API server above --kube-api-qps.", false, "100"},
       {"config", "The scheduler configuration (KubeSchedulerConfiguration v1)."},
       {"policy-config-file", "A legacy scheduler Policy used instead of the config's profiles."},
       {"explain", "Say for each pod why each node was or was not chosen.", true, "false"},
@@ -66,6 +77,24 @@ const std::vector<app::FlagSpec>& SimulateFlags() {
   return specs;
 }
 
+namespace {
+
+// --cluster FILE, or a live listing through --kubeconfig (saved to --save). An error with an
+// empty message was printed already.
+Result<ClusterFile> LoadCluster(const app::Flags& f) {
+  if (f.Has("cluster")) return LoadClusterFile(f.Get("cluster"));
+  app::KubeAccess access;
+  if (!app::ReadKubeAccess("simulate", f, /*kubeconfig_required=*/true, &access)) {
+    return Error{""};  // printed
+  }
+  auto client = app::NewKubeClient(access);
+  BERTH_ASSIGN_OR_RETURN(LiveCluster live, ListCluster(*client));
+  if (f.Has("save")) BERTH_RETURN_IF_ERROR(SaveClusterFile(live, f.Get("save")));
+  return ToClusterFile(live);
+}
+
+}  // namespace
+
 int Main(int argc, char** argv) {
   app::Flags f = app::ParseFlags("simulate", kSimulateUsage, argc, argv, SimulateFlags());
   if (f.help) return 0;
@@ -73,9 +102,18 @@ int Main(int argc, char** argv) {
     std::cerr << "berth simulate: " << f.error << "\n";
     return 2;
   }
-  if (!f.Has("cluster")) {
-    std::cerr << "berth simulate: --cluster FILE is required\n";
+  if (f.Has("cluster") == f.Has("kubeconfig")) {
+    std::cerr << "berth simulate: "
+              << (f.Has("cluster") ? "--cluster and --kubeconfig exclude each other"
+                                   : "--cluster FILE or --kubeconfig FILE is required")
+              << "\n";
     return 2;
+  }
+  for (const char* live_only : {"context", "save", "kube-api-qps", "kube-api-burst"}) {
+    if (f.Has(live_only) && !f.Has("kubeconfig")) {
+      std::cerr << "berth simulate: --" << live_only << " needs --kubeconfig\n";
+      return 2;
+    }
   }
   Options options;
   options.explain = f.Bool("explain");
@@ -95,9 +133,11 @@ int Main(int argc, char** argv) {
     options.extenders.push_back(e.get());
     std::cerr << "berth simulate: calling extender " << e->Name() << "\n";
   }
-  auto cluster = LoadClusterFile(f.Get("cluster"));
+  auto cluster = LoadCluster(f);
   if (!cluster.ok()) {
-    std::cerr << "berth simulate: " << OneLine(cluster.error()) << "\n";
+    if (!cluster.error().empty()) {
+      std::cerr << "berth simulate: " << OneLine(cluster.error()) << "\n";
+    }
     return 2;
   }
   for (const auto& w : cluster->warnings)
