@@ -74,7 +74,10 @@ std::string RenderText(const Record& r, const std::string& source) {
       }
       out << "\n";
     } else {
-      out << (r.preemption->message.empty() ? "no candidate" : r.preemption->message) << "\n";
+      // The message is PostFilter's, already prefixed "preemption: ".
+      std::string msg = r.preemption->message.empty() ? "no candidate" : r.preemption->message;
+      if (msg.starts_with("preemption: ")) msg.erase(0, 12);
+      out << msg << "\n";
     }
   }
   if (!r.filter.empty()) {
