@@ -106,7 +106,8 @@ diagnosis::Record Scheduler::Diagnose(runtime::Framework& fwk, const framework::
     p.message = diag->post_filter_msg;
     if (result->nominated_node && !result->nominated_node->empty()) {
       p.node = *result->nominated_node;
-      for (const auto& [victim, priority] : result->victims) p.victims.push_back({victim, priority});
+      for (const auto& [victim, priority] : result->victims)
+        p.victims.push_back({victim, priority});
     }
     r.preemption = std::move(p);
   }
@@ -171,8 +172,8 @@ diagnosis::Record Scheduler::Diagnose(runtime::Framework& fwk, const framework::
   // Preemption's node comes first: it fits once the victims are gone.
   if (r.preemption && !r.preemption->node.empty()) {
     const std::string& pnode = r.preemption->node;
-    auto it = std::find_if(near.begin(), near.end(),
-                           [&](const Near& n) { return n.miss.node == pnode; });
+    auto it =
+        std::find_if(near.begin(), near.end(), [&](const Near& n) { return n.miss.node == pnode; });
     Near chosen;
     if (it != near.end()) {
       chosen = std::move(*it);

@@ -518,8 +518,7 @@ void Scheduler::FailureHandler(runtime::Framework& fwk, const queue::QueuedPodIn
                                const Status& status, const framework::Diagnosis* diag,
                                int64_t cycle, SteadyTime started,
                                const std::optional<std::string>& nominated_node,
-                               const framework::CycleState* state,
-                               const ScheduleResult* result) {
+                               const framework::CycleState* state, const ScheduleResult* result) {
   const bool rejected = status.IsRejected();
   metrics_.ScheduleAttempt(rejected ? metrics::kUnschedulable : metrics::kError,
                            fwk.scheduler_name(), metrics::Since(started));

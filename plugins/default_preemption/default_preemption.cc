@@ -116,7 +116,8 @@ class DefaultPreemption final : public framework::PostFilterPlugin {
     PrepareCandidate(pod, chosen);
     result->mode = framework::PostFilterResult::Mode::kOverride;
     result->nominated_node_name = chosen.node;
-    for (const auto& v : chosen.victims) result->victims.emplace_back(v->Pod().Key(), v->Pod().Priority());
+    for (const auto& v : chosen.victims)
+      result->victims.emplace_back(v->Pod().Key(), v->Pod().Priority());
     return Status(Code::kSuccess, "found a potential placement for pod on node " + chosen.node +
                                       ", preempting " + std::to_string(chosen.victims.size()) +
                                       " victims");

@@ -9,8 +9,8 @@
 //     no node of this size can fit it", gap 1.
 //   "Too many pods": need "allowed 110 pods, running 110", gap 1 (a whole pod slot is missing).
 // Reasons it does not know are left out (the runtime reports them with gap 1). kGapOnly formats
-// nothing and leaves `reason` empty (one FilterNeed per reason explained, as explain.h allows). Called on the scheduling thread; reads only its
-// arguments.
+// nothing and leaves `reason` empty (one FilterNeed per reason explained, as explain.h allows).
+// Called on the scheduling thread; reads only its arguments.
 
 #include <cstdint>
 #include <string>

@@ -9,7 +9,9 @@ namespace {
 
 using api::Value;
 
-void Add(Value& o, std::string key, Value v) { o.MutableObject().emplace_back(std::move(key), std::move(v)); }
+void Add(Value& o, std::string key, Value v) {
+  o.MutableObject().emplace_back(std::move(key), std::move(v));
+}
 
 void AddString(Value& o, std::string key, const std::string& s) {
   if (!s.empty()) Add(o, std::move(key), Value::String(s));
@@ -101,11 +103,11 @@ Value ToValue(const Record& r) {
   return o;
 }
 
-#define BERTH_ASSIGN_STRING(dst, obj, key, path)   \
-  do {                                             \
-    auto got_ = StringAt(obj, key, path);          \
-    if (!got_.ok()) return Error{got_.error()};    \
-    dst = std::move(*got_);                        \
+#define BERTH_ASSIGN_STRING(dst, obj, key, path) \
+  do {                                           \
+    auto got_ = StringAt(obj, key, path);        \
+    if (!got_.ok()) return Error{got_.error()};  \
+    dst = std::move(*got_);                      \
   } while (0)
 
 Result<Record> FromValue(const Value& v) {

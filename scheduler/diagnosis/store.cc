@@ -28,7 +28,8 @@ std::string ReasonLabel(const std::string& reason) {
 
 void Record::OwnFilter() {
   for (const auto& [node, i] : filter_refs) {
-    filter.push_back({std::string(node), filter_statuses.at(i).plugin, filter_statuses.at(i).reasons});
+    filter.push_back(
+        {std::string(node), filter_statuses.at(i).plugin, filter_statuses.at(i).reasons});
   }
   filter_refs.clear();
   filter_statuses.clear();
@@ -108,7 +109,8 @@ Store::Entry Store::Compact(const Record& r) {
     }
   } else {
     ids.reserve(r.filter.size());
-    for (const auto& ns : r.filter) ids.emplace_back(NodeId(ns.node), StatusId(ns.plugin, ns.reasons));
+    for (const auto& ns : r.filter)
+      ids.emplace_back(NodeId(ns.node), StatusId(ns.plugin, ns.reasons));
   }
   std::sort(ids.begin(), ids.end());
   Table t;
@@ -149,8 +151,9 @@ Record Store::Expand(const std::string& key, const Entry& e) const {
         r.filter.push_back({node_names_[run.first_node + i], plugin, reasons});
       }
     }
-    std::sort(r.filter.begin(), r.filter.end(),
-              [](const Record::NodeStatus& a, const Record::NodeStatus& b) { return a.node < b.node; });
+    std::sort(
+        r.filter.begin(), r.filter.end(),
+        [](const Record::NodeStatus& a, const Record::NodeStatus& b) { return a.node < b.node; });
   }
   r.nearest = e.nearest;
   r.preemption = e.preemption;
@@ -187,7 +190,8 @@ void Store::CountReasons(const Record& r, Entry* e) {
     ReasonKey key{r.profile, plugin, reason};
     auto it = reasons_.find(key);
     if (it == reasons_.end()) {
-      if (reasons_.size() >= options_.max_reason_labels) key = ReasonKey{r.profile, plugin, "other"};
+      if (reasons_.size() >= options_.max_reason_labels)
+        key = ReasonKey{r.profile, plugin, "other"};
       it = reasons_.try_emplace(std::move(key), 0).first;
     }
     ++it->second;

@@ -122,7 +122,7 @@ class Store {
   std::unordered_map<std::string, uint32_t, StringHash, std::equal_to<>> node_ids_;
   std::vector<std::pair<std::string, std::string>> statuses_;  // (plugin, reasons)
   std::unordered_map<std::string, uint32_t> status_ids_;       // plugin + '\0' + reasons
-  std::string key_buf_;  // StatusId's lookup key, reused
+  std::string key_buf_;                                        // StatusId's lookup key, reused
   std::unordered_map<size_t, std::vector<std::weak_ptr<const Table>>> tables_;
   std::unordered_map<std::string, std::weak_ptr<const std::string>> strings_;
   std::map<ReasonKey, int64_t> reasons_;

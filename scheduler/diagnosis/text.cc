@@ -86,8 +86,9 @@ std::string RenderText(const Record& r, const std::string& source) {
     for (const auto& ns : r.filter) by_reason[ns.reasons].push_back(ns.node);
     std::vector<std::pair<std::string, std::vector<std::string>>> groups(by_reason.begin(),
                                                                          by_reason.end());
-    std::stable_sort(groups.begin(), groups.end(),
-                     [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
+    std::stable_sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) {
+      return a.second.size() > b.second.size();
+    });
     out << "\nRejected nodes (" << r.filter.size() << "):\n";
     std::vector<std::vector<std::string>> rows{{"NODES", "REASONS"}};
     for (const auto& [reasons, nodes] : groups) {

@@ -384,8 +384,8 @@ std::vector<Framework::Rejection> Framework::ExplainNode(const framework::CycleS
     if (i < 64 && (state.skip_filter_mask >> i & 1) != 0) continue;
     Status s = filter_[i]->Filter(state, pod, node);
     if (!s.IsRejected()) continue;
-    out.push_back({std::string(filter_[i]->Name()),
-                   NeedsOf(filter_explainers_[i], state, pod, node, s)});
+    out.push_back(
+        {std::string(filter_[i]->Name()), NeedsOf(filter_explainers_[i], state, pod, node, s)});
   }
   return out;
 }

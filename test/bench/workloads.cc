@@ -240,7 +240,8 @@ Result<simulate::ClusterFile> Generate(const std::string& workload, int nodes, i
       auto n = BaseNode(i);
       if (i % 2 == 1) n->status.capacity["cpu"] = Q("8");
       n->status.allocatable = n->status.capacity;
-      if (i % 4 >= 2) n->spec.taints.push_back({"dedicated", "batch-" + std::to_string(i % 3), "NoSchedule"});
+      if (i % 4 >= 2)
+        n->spec.taints.push_back({"dedicated", "batch-" + std::to_string(i % 3), "NoSchedule"});
       c.nodes.push_back(n);
     }
     for (int i = 0; i < pods; ++i) {

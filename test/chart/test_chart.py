@@ -39,8 +39,11 @@ with open(os.path.join(ROOT, "test", "cluster", "VERSION")) as _f:
 # scheduler-plugins' coscheduling config), since berth keeps PodGroup status only for profiles
 # that enable it.
 ALL_ON = ["--set", "serviceMonitor.enabled=true,crds.podGroup=true,grafanaDashboard.enabled=true,"
-          "networkPolicy.enabled=true,prometheusRule.enabled=true,metricsReader.create=true",
+          "networkPolicy.enabled=true,prometheusRule.enabled=true,metricsReader.create=true,"
+          "explainReader.create=true",
           "--set-json", 'metricsReader.subjects=[{"kind": "ServiceAccount", "name": "prometheus", '
+          '"namespace": "berth-system"}]',
+          "--set-json", 'explainReader.subjects=[{"kind": "ServiceAccount", "name": "developer", '
           '"namespace": "berth-system"}]',
           "--set-json", 'config.profiles=[{"schedulerName": "berth-scheduler", "plugins": {'
           '"multiPoint": {"enabled": [{"name": "Coscheduling"}]}, '
@@ -360,7 +363,7 @@ class ChartTest(unittest.TestCase):
                        "scheduler_pending_pods", "scheduler_pod_scheduling_sli_duration_seconds",
                        "scheduler_framework_extension_point_duration_seconds",
                        "scheduler_unschedulable_pods", "berth_api_requests_total",
-                       "berth_informer_watch_restarts_total"]:
+                       "berth_informer_watch_restarts_total", "berth_pending_pod_reasons"]:
             self.assertIn(metric, exprs)
         (sm,) = [d for d in docs if d["kind"] == "ServiceMonitor"]
         self.assertIn("port: https-metrics", sm["text"])
@@ -368,6 +371,13 @@ class ChartTest(unittest.TestCase):
                       sm["text"])
         (reader,) = [d for d in docs if d["kind"] == "ClusterRole" and "metrics-reader" in d["name"]]
         self.assertRegex(reader["text"], r'nonResourceURLs: \["/metrics", "/metrics/resources"\]')
+        (explainer,) = [d for d in docs
+                        if d["kind"] == "ClusterRole" and "explain-reader" in d["name"]]
+        self.assertRegex(explainer["text"], r'nonResourceURLs: \["/debug/explain/\*"\]')
+        (proxy,) = [d for d in docs if d["kind"] == "Role" and "explain-reader" in d["name"]]
+        self.assertIn('resources: ["pods/proxy", "services/proxy"]', proxy["text"])
+        self.assertFalse([d for d in docs if "explain-through-proxy" in d["name"]],
+                         "anonymous access is opt-in")
         (np,) = [d for d in docs if d["kind"] == "NetworkPolicy"]
         self.assertIn("port: https", np["text"])
         (rule,) = [d for d in docs if d["kind"] == "PrometheusRule"]
@@ -576,6 +586,23 @@ class ChartTest(unittest.TestCase):
         self.assertIn("scheduler_pending_pods", text)
         code, body = kube.scrape(port, "/configz", token=body["status"]["token"])
         self.assertEqual(code, 403, body)
+        # The explainReader subject may read diagnoses (404: berth has none of that pod) and
+        # nothing else; anonymous may not.
+        status, body = call(c, "POST", f"/api/v1/namespaces/{NS}/serviceaccounts",
+                            {"apiVersion": "v1", "kind": "ServiceAccount",
+                             "metadata": {"name": "developer"}})
+        self.assertEqual(status, 201, body)
+        status, body = call(c, "POST",
+                            f"/api/v1/namespaces/{NS}/serviceaccounts/developer/token",
+                            {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+                             "spec": {"expirationSeconds": 3600}})
+        self.assertEqual(status, 201, body)
+        developer = body["status"]["token"]
+        code, body = kube.scrape(port, "/debug/explain/default/nothing-here", token=developer)
+        self.assertEqual(code, 404, body)
+        self.assertEqual(json.loads(body)["reason"], "NotFound")
+        self.assertEqual(kube.scrape(port, "/metrics", token=developer)[0], 403)
+        self.assertEqual(kube.scrape(port, "/debug/explain/default/x", token=None)[0], 403)
 
         self.assertIsNone(berth.poll(), "berth exited")
         log = redacted_log(self.berth_log())

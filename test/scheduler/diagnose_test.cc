@@ -44,9 +44,9 @@ void ShortOfCpu(SchedulerHarness& h, std::map<std::string, double> short_by,
     out->push_back({"Insufficient cpu", "short by " + std::to_string(int(gap * 1000)) + "m", gap});
   };
   // A new node may make the pod fit (so that it is retried when one is added).
-  fit.events = {{framework::ClusterEvent{framework::EventResource::kNode, framework::action::kAdd,
-                                         "NodeAdd"},
-                 nullptr}};
+  fit.events = {
+      {framework::ClusterEvent{framework::EventResource::kNode, framework::action::kAdd, "NodeAdd"},
+       nullptr}};
   h.Enable(kFilter, "Fit");
 }
 

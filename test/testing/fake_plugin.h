@@ -95,7 +95,8 @@ class ScriptedPlugin : public framework::PreFilterPlugin,
   }
   void ExplainFilter(const framework::CycleState&, const framework::PodInfo&,
                      const framework::NodeInfo& node, const framework::Status& rejection,
-                     framework::ExplainDetail, std::vector<framework::FilterNeed>* out) const override {
+                     framework::ExplainDetail,
+                     std::vector<framework::FilterNeed>* out) const override {
     if (explain) explain(node, rejection, out);
   }
   framework::Status PostFilter(framework::CycleState&, const framework::PodInfo&,

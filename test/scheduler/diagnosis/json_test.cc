@@ -21,10 +21,11 @@ Record Sample() {
                 {{"NodeResourcesFit", "Insufficient cpu",
                   "requests 2, allocatable 8, in use 6.5: short by 500m"}},
                 ""}};
-  r.preemption = Preemption{"preemption: 0/2 nodes are available: 2 No preemption victims found "
-                            "for incoming pod.",
-                            "",
-                            {}};
+  r.preemption = Preemption{
+      "preemption: 0/2 nodes are available: 2 No preemption victims found "
+      "for incoming pod.",
+      "",
+      {}};
   return r;
 }
 

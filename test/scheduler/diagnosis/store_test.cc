@@ -20,7 +20,8 @@ Record Failure(const std::string& key, const std::string& uid, int nodes,
   r.status = "Unschedulable";
   r.message = "0/" + std::to_string(nodes) + " nodes are available: " + std::to_string(nodes) +
               " " + reasons + ".";
-  for (int i = nodes - 1; i >= 0; --i) r.filter.push_back({"n" + std::to_string(i), plugin, reasons});
+  for (int i = nodes - 1; i >= 0; --i)
+    r.filter.push_back({"n" + std::to_string(i), plugin, reasons});
   r.nearest.push_back({"n0", {{plugin, reasons, "short by 500m"}}, ""});
   return r;
 }
@@ -82,8 +83,8 @@ TEST(DiagnosisStoreTest, ReasonCountsOnePodOncePerPluginAndReason) {
   a.filter[0] = {"n3", "NodeResourcesFit", "Insufficient cpu, Insufficient memory"};
   store.RecordFailure(a);
   store.RecordFailure(Failure("ns/b", "ub", 2));
-  Record c = Failure("ns/c", "uc", 1, "pod has unbound immediate PersistentVolumeClaims",
-                     "VolumeBinding");
+  Record c =
+      Failure("ns/c", "uc", 1, "pod has unbound immediate PersistentVolumeClaims", "VolumeBinding");
   c.filter.clear();
   c.pre_filter = "persistentvolumeclaim \"data-0\" not found";
   c.pre_filter_plugin = "VolumeBinding";
@@ -93,9 +94,9 @@ TEST(DiagnosisStoreTest, ReasonCountsOnePodOncePerPluginAndReason) {
   using K = Store::ReasonKey;
   EXPECT_EQ(counts[K("berth-scheduler", "NodeResourcesFit", "Insufficient cpu")], 2);
   EXPECT_EQ(counts[K("berth-scheduler", "NodeResourcesFit", "Insufficient memory")], 1);
-  EXPECT_EQ(counts[K("berth-scheduler", "VolumeBinding",
-                     "persistentvolumeclaim \"<name>\" not found")],
-            1);
+  EXPECT_EQ(
+      counts[K("berth-scheduler", "VolumeBinding", "persistentvolumeclaim \"<name>\" not found")],
+      1);
   store.Bound("ns/a", "ua");
   counts = store.ReasonCounts();
   EXPECT_EQ(counts.count(K("berth-scheduler", "NodeResourcesFit", "Insufficient memory")), 0u)

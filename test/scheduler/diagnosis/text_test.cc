@@ -11,7 +11,8 @@ TEST(DiagnosisTextTest, NearestNodesAndGroupedReasons) {
   r.profile = "berth-scheduler";
   r.status = "Unschedulable";
   r.message = "0/5 nodes are available: 1 node(s) had untolerated taint(s), 4 Insufficient cpu.";
-  for (const char* n : {"n1", "n2", "n3", "n4"}) r.filter.push_back({n, "NodeResourcesFit", "Insufficient cpu"});
+  for (const char* n : {"n1", "n2", "n3", "n4"})
+    r.filter.push_back({n, "NodeResourcesFit", "Insufficient cpu"});
   r.filter.push_back({"gpu-1", "TaintToleration", "node(s) had untolerated taint(s)"});
   r.nearest = {{"n3", {{"NodeResourcesFit", "Insufficient cpu", "short by 500m"}}, ""},
                {"gpu-1",

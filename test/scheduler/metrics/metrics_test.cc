@@ -438,9 +438,9 @@ namespace {
 
 TEST(PendingPodReasonsTest, SeriesFollowTheCountsAndStaleOnesGo) {
   SchedulerMetrics m;
-  m.PendingPodReasons({{{"berth-scheduler", "NodeResourcesFit", "Insufficient cpu"}, 3},
-                       {{"berth-scheduler", "TaintToleration", "node(s) had untolerated taint(s)"},
-                        1}});
+  m.PendingPodReasons(
+      {{{"berth-scheduler", "NodeResourcesFit", "Insufficient cpu"}, 3},
+       {{"berth-scheduler", "TaintToleration", "node(s) had untolerated taint(s)"}, 1}});
   std::string text = m.Serialize();
   EXPECT_NE(text.find("# TYPE berth_pending_pod_reasons gauge"), std::string::npos);
   EXPECT_NE(text.find("berth_pending_pod_reasons{plugin=\"NodeResourcesFit\",profile=\"berth-"

@@ -46,8 +46,8 @@ std::optional<HttpReply> ExplainRoute(std::string_view method, std::string_view 
     return NotFound("berth has no diagnosis of pod " + key +
                     ": it was not attempted yet, was placed, or is gone");
   }
-  return HttpReply{200, "application/json", api::json::ToJson(diagnosis::ToValue(*record)) + "\n",
-                   {}};
+  return HttpReply{
+      200, "application/json", api::json::ToJson(diagnosis::ToValue(*record)) + "\n", {}};
 }
 
 }  // namespace berth::run
