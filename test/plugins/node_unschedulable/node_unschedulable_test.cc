@@ -78,7 +78,7 @@ TEST(NodeUnschedulableTest, ExplainFilter) {
             "node.kubernetes.io/unschedulable:NoSchedule");
   EXPECT_DOUBLE_EQ(full[0].gap, 0.5);
   ASSERT_EQ(gap_only.size(), 1u);
-  EXPECT_EQ(gap_only[0].reason, "node(s) were unschedulable");
+  EXPECT_EQ(gap_only[0].reason, "") << "kGapOnly copies no string";
   EXPECT_EQ(gap_only[0].need, "");
   EXPECT_DOUBLE_EQ(gap_only[0].gap, 0.5);
 
