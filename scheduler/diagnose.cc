@@ -125,7 +125,8 @@ diagnosis::Record Scheduler::Diagnose(runtime::Framework& fwk, const framework::
   fwk.parallelizer().Until(static_cast<int>(statuses.size()), [&](int i) {
     const auto& [name, st] = statuses[static_cast<size_t>(i)];
     if (!st.IsRejected()) return;
-    const framework::NodeInfo* ni = snapshot_.Get(name);
+    const framework::NodeInfo* ni = diag->node_to_status.InfoAt(static_cast<size_t>(i));
+    if (ni == nullptr) ni = snapshot_.Get(name);
     if (ni == nullptr) return;
     ranked[static_cast<size_t>(i)] = {ni, fwk.RejectionGap(*state, pod, *ni, st),
                                       st.reasons().size()};

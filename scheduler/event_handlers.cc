@@ -102,7 +102,8 @@ void Scheduler::UpdatePod(const api::Pod& old_pod, std::shared_ptr<const api::Po
     if (!Assigned(old_pod)) {
       // Bound (by us or someone else): it leaves the queue and counts on its node.
       queue_->Delete(old_pod);
-      if (deps_.diagnoses != nullptr) deps_.diagnoses->Bound(pod->Key(), pod->metadata.uid);
+      if (deps_.diagnoses != nullptr)
+        deps_.diagnoses->Bound(pod->metadata.namespace_, pod->metadata.name, pod->metadata.uid);
       if (Terminal(*pod)) return;
       cache_.AddPod(framework::MakePodInfo(std::move(pod)));
       queue_->MoveAllToActiveOrBackoffQueue(

@@ -367,7 +367,7 @@ Status Scheduler::FindNodesThatPassFilters(runtime::Framework& fwk,
         processed = static_cast<int>(idx) + 1;
       } else if (filter_status_[idx]) {
         AddPluginStatus(diag, *filter_status_[idx]);
-        diag->node_to_status.Append(node->name(), std::move(*filter_status_[idx]));
+        diag->node_to_status.Append(node->name(), std::move(*filter_status_[idx]), node);
         processed = static_cast<int>(idx) + 1;
       }
     }
@@ -478,7 +478,7 @@ void Scheduler::BindingCycle(runtime::Framework* fwk, std::shared_ptr<framework:
     if (placed != nullptr) {
       deps_.diagnoses->RecordScheduled(*placed);
     } else {
-      deps_.diagnoses->Bound(qpi->pod_info->Namespace() + "/" + qpi->pod_info->Name(),
+      deps_.diagnoses->Bound(qpi->pod_info->Namespace(), qpi->pod_info->Name(),
                              qpi->pod_info->Uid());
     }
   }

@@ -211,6 +211,7 @@ void Store::EraseFailure(std::string_view key) {
   if (it == failures_.end()) return;
   Uncount(&it->second);
   failures_.erase(it);
+  num_failures_.store(failures_.size(), std::memory_order_relaxed);
 }
 
 void Store::SweepIfDue() {
@@ -232,6 +233,7 @@ void Store::RecordFailure(const Record& r) {
   Entry e = Compact(r);
   CountReasons(r, &e);
   failures_.insert_or_assign(r.pod, std::move(e));
+  num_failures_.store(failures_.size(), std::memory_order_relaxed);
   SweepIfDue();
 }
 
@@ -248,7 +250,11 @@ void Store::RecordScheduled(const Record& r) {
   SweepIfDue();
 }
 
-void Store::Bound(std::string_view key, std::string_view uid) {
+void Store::Bound(std::string_view ns, std::string_view name, std::string_view uid) {
+  if (num_failures_.load(std::memory_order_relaxed) == 0) return;
+  std::string key;
+  key.reserve(ns.size() + 1 + name.size());
+  key.append(ns).append("/").append(name);
   std::lock_guard lock(mu_);
   auto it = failures_.find(key);
   if (it != failures_.end() && (uid.empty() || it->second.uid == uid)) EraseFailure(key);

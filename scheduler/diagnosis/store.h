@@ -13,6 +13,7 @@
 // The intern tables of names and statuses only grow; they are bounded by the distinct node names
 // and reason texts the cluster ever had, not by the pods.
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -47,9 +48,10 @@ class Store {
   void RecordFailure(const Record& r);
   // The pod was bound: its failure diagnosis goes, and this one joins the last N placed.
   void RecordScheduled(const Record& r);
-  // The pod was bound (by berth without a kept placement, or by someone else): its failure
-  // diagnosis goes (uid must match; empty uid: any).
-  void Bound(std::string_view key, std::string_view uid);
+  // The pod namespace/name was bound (by berth without a kept placement, or by someone else):
+  // its failure diagnosis goes (uid must match; empty uid: any). Called for every binding: with
+  // no failure kept it returns without locking or building the key.
+  void Bound(std::string_view ns, std::string_view name, std::string_view uid);
   // The pod was deleted: everything about it goes (uid must match; empty uid: any).
   void Forget(std::string_view key, std::string_view uid);
 
@@ -112,6 +114,7 @@ class Store {
   const StoreOptions options_;
   mutable std::mutex mu_;  // guards everything below
   std::map<std::string, Entry, std::less<>> failures_;
+  std::atomic<size_t> num_failures_{0};  // failures_.size(), readable without mu_
   std::map<std::string, Entry, std::less<>> placed_;
   std::deque<std::string> placed_order_;  // oldest first
   std::vector<std::string> node_names_;

@@ -20,6 +20,8 @@
 
 namespace berth::framework {
 
+class NodeInfo;
+
 inline constexpr int64_t kMaxNodeScore = 100;
 inline constexpr int64_t kMinNodeScore = 0;
 
@@ -154,10 +156,14 @@ class NodeToStatus {
   // Records a node's status; a node already present is overwritten.
   void Set(const std::string& node, Status s);
   // Records a node that is not present yet (each node once, as the node search does). O(1).
-  void Append(std::string node, Status s) {
+  void Append(std::string node, Status s, const NodeInfo* info = nullptr) {
     entries_.emplace_back(std::move(node), std::move(s));
+    infos_.push_back(info);
     indexed_ = false;
   }
+  // The NodeInfo the node search gave with entry i (valid for the cycle's snapshot), else null:
+  // spares a lookup by name when the diagnosis walks thousands of rejected nodes.
+  const NodeInfo* InfoAt(size_t i) const { return i < infos_.size() ? infos_[i] : nullptr; }
   const Status* Get(std::string_view node) const;
   const std::vector<Entry>& statuses() const { return entries_; }
   size_t Size() const { return entries_.size(); }
@@ -165,6 +171,7 @@ class NodeToStatus {
 
  private:
   std::vector<Entry> entries_;
+  std::vector<const NodeInfo*> infos_;                        // parallel to entries_
   mutable std::map<std::string, size_t, std::less<>> index_;  // built lazily by Get
   mutable bool indexed_ = false;
 };

@@ -97,7 +97,7 @@ TEST(DiagnosisStoreTest, ReasonCountsOnePodOncePerPluginAndReason) {
   EXPECT_EQ(
       counts[K("berth-scheduler", "VolumeBinding", "persistentvolumeclaim \"<name>\" not found")],
       1);
-  store.Bound("ns/a", "ua");
+  store.Bound("ns", "a", "ua");
   counts = store.ReasonCounts();
   EXPECT_EQ(counts.count(K("berth-scheduler", "NodeResourcesFit", "Insufficient memory")), 0u)
       << "a label set nobody has any more is gone, not 0";
