@@ -104,4 +104,23 @@ inline std::string OneLine(std::string_view s) {
   return out;
 }
 
+// Percent-encodes a query parameter value (continue tokens are base64, resourceVersions opaque),
+// as Go's url.QueryEscape does for the unreserved characters.
+inline std::string QueryEscape(std::string_view s) {
+  static const char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    const bool unreserved = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+                            (c >= 'A' && c <= 'Z') || c == '-' || c == '_' || c == '.' || c == '~';
+    if (unreserved) {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+    }
+  }
+  return out;
+}
+
 }  // namespace berth

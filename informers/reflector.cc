@@ -8,6 +8,7 @@
 #include "api/json/parse.h"
 #include "base/fault_counters.h"
 #include "base/log.h"
+#include "base/strings.h"
 
 namespace berth::informers {
 namespace {
@@ -19,22 +20,6 @@ const std::string& StringField(const api::Value* obj, std::string_view key) {
   static const std::string kEmpty;
   const api::Value* f = obj == nullptr ? nullptr : obj->Find(key);
   return f != nullptr && f->IsString() ? f->AsString() : kEmpty;
-}
-
-// Percent-encodes a query parameter value (continue tokens are base64).
-std::string QueryEscape(std::string_view s) {
-  static const char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    }
-  }
-  return out;
 }
 
 // The message of a metav1.Status body, or the (shortened) body itself.

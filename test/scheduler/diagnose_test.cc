@@ -4,7 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <initializer_list>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +33,17 @@ std::vector<std::string> NearestNodes(const diagnosis::Record& r) {
   return out;
 }
 
+// Starts the harness with `nodes`, submits pod p, runs its scheduling cycle and returns p's
+// diagnosis (nullopt when the store has none).
+std::optional<diagnosis::Record> AttemptOnce(SchedulerHarness& h,
+                                             std::initializer_list<std::string> nodes) {
+  h.Start();
+  h.AddNodes(nodes);
+  h.Submit(MakePod("p"));
+  EXPECT_TRUE(h.ScheduleOne());
+  return h.diagnoses().Get("default/p");
+}
+
 // "Fit" rejects every node but `fits` with Insufficient cpu; its explainer says how short each
 // node is (gap = shortfall / request, as NodeResourcesFit's).
 void ShortOfCpu(SchedulerHarness& h, std::map<std::string, double> short_by,
@@ -54,12 +67,7 @@ TEST(DiagnoseTest, UnschedulablePodKeepsItsReasonsAndTheNearestNodesFirst) {
   SchedulerHarness h;
   h.UseDiagnoses();
   ShortOfCpu(h, {{"n1", 0.8}, {"n2", 0.1}, {"n3", 0.5}});
-  h.Start();
-  h.AddNodes({"n1", "n2", "n3"});
-  h.Submit(MakePod("p"));
-  ASSERT_TRUE(h.ScheduleOne());
-
-  auto r = h.diagnoses().Get("default/p");
+  auto r = AttemptOnce(h, {"n1", "n2", "n3"});
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(r->status, "Unschedulable");
   EXPECT_EQ(r->profile, "berth-scheduler");
@@ -88,12 +96,7 @@ TEST(DiagnoseTest, ANodeTwoPluginsRejectIsFartherThanOneRejectedOnce) {
     return n.name() == "a" ? Status::Unresolvable("node(s) had untolerated taint(s)") : Status();
   };
   h.Enable(kFilter, "Taint");
-  h.Start();
-  h.AddNodes({"a", "b"});
-  h.Submit(MakePod("p"));
-  ASSERT_TRUE(h.ScheduleOne());
-
-  auto r = h.diagnoses().Get("default/p");
+  auto r = AttemptOnce(h, {"a", "b"});
   ASSERT_TRUE(r.has_value());
   ASSERT_EQ(NearestNodes(*r), (std::vector<std::string>{"b", "a"}));
   ASSERT_EQ(r->nearest[1].failed.size(), 2u);
@@ -126,11 +129,7 @@ TEST(DiagnoseTest, PreFilterRejectionIsTheVerdictForEveryNode) {
     return Status::Unresolvable("persistentvolumeclaim \"data\" not found");
   };
   h.Enable(kPreFilter, "Claims");
-  h.Start();
-  h.AddNodes({"n1", "n2"});
-  h.Submit(MakePod("p"));
-  ASSERT_TRUE(h.ScheduleOne());
-  auto r = h.diagnoses().Get("default/p");
+  auto r = AttemptOnce(h, {"n1", "n2"});
   ASSERT_TRUE(r.has_value());
   EXPECT_EQ(r->pre_filter, "persistentvolumeclaim \"data\" not found");
   EXPECT_EQ(r->pre_filter_plugin, "Claims");
@@ -156,11 +155,7 @@ TEST(DiagnoseTest, PreemptionsNodeComesFirstWithTheVictims) {
     return Status(framework::Code::kSuccess, "preempting 2 victims");
   };
   h.Enable(kPostFilter, "Preempt");
-  h.Start();
-  h.AddNodes({"n1", "n2"});
-  h.Submit(MakePod("p"));
-  ASSERT_TRUE(h.ScheduleOne());
-  auto r = h.diagnoses().Get("default/p");
+  auto r = AttemptOnce(h, {"n1", "n2"});
   ASSERT_TRUE(r.has_value());
   ASSERT_TRUE(r->preemption.has_value());
   EXPECT_EQ(r->preemption->node, "n2");

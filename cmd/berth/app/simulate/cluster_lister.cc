@@ -14,22 +14,6 @@ namespace {
 
 namespace kind = api::kind;
 
-// Percent-encodes a query parameter value (continue tokens are base64).
-std::string QueryEscape(std::string_view s) {
-  static const char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    }
-  }
-  return out;
-}
-
 const std::string& StringField(const api::Value* obj, std::string_view key) {
   static const std::string kEmpty;
   const api::Value* f = obj == nullptr ? nullptr : obj->Find(key);
