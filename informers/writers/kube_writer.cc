@@ -1,6 +1,7 @@
 #include "informers/writers/kube_writer.h"
 
 #include <cstdio>
+#include <random>
 
 #include "api/decode.h"
 #include "api/json/parse.h"
@@ -9,6 +10,9 @@
 #include "scheduler/framework/types.h"
 
 namespace berth::writers {
+
+// Upstream's maxTriesPerEvent (client-go tools/events).
+constexpr int kMaxTriesPerEvent = 12;
 
 using api::Value;
 
@@ -224,8 +228,12 @@ void KubeApiWriter::RecordPodEvent(const api::Pod& pod, const std::string& type,
 }
 
 KubeOutcomeSink::KubeOutcomeSink(client::KubeClient& client, const framework::Clock& clock,
-                                 std::string reporting_instance, int threads)
-    : client_(client), clock_(clock), instance_(std::move(reporting_instance)) {
+                                 std::string reporting_instance, int threads,
+                                 std::chrono::milliseconds event_retry_delay)
+    : client_(client),
+      clock_(clock),
+      instance_(std::move(reporting_instance)),
+      event_retry_delay_(event_retry_delay) {
   for (int i = 0; i < std::max(1, threads); ++i) threads_.emplace_back([this] { Loop(); });
 }
 
@@ -235,6 +243,7 @@ KubeOutcomeSink::~KubeOutcomeSink() {
     std::lock_guard lock(mu_);
     stop_ = true;
     queue_.clear();
+    delayed_.clear();
   }
   cv_.notify_all();
   for (auto& t : threads_) t.join();
@@ -249,13 +258,35 @@ void KubeOutcomeSink::Enqueue(std::function<void()> write) {
   cv_.notify_one();
 }
 
+void KubeOutcomeSink::EnqueueAfter(std::chrono::milliseconds delay, std::function<void()> write) {
+  {
+    std::lock_guard lock(mu_);
+    if (stop_) return;
+    delayed_.emplace(std::chrono::steady_clock::now() + delay, std::move(write));
+  }
+  cv_.notify_one();
+}
+
 void KubeOutcomeSink::Loop() {
   for (;;) {
     std::function<void()> w;
     {
       std::unique_lock lock(mu_);
-      cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
-      if (stop_ && queue_.empty()) return;
+      for (;;) {
+        if (stop_ && queue_.empty()) return;
+        // Delayed writes whose time has come join the queue.
+        const auto now = std::chrono::steady_clock::now();
+        while (!delayed_.empty() && delayed_.begin()->first <= now) {
+          queue_.push_back(std::move(delayed_.begin()->second));
+          delayed_.erase(delayed_.begin());
+        }
+        if (!queue_.empty()) break;
+        if (delayed_.empty()) {
+          cv_.wait(lock);
+        } else {
+          cv_.wait_until(lock, delayed_.begin()->first);
+        }
+      }
       w = std::move(queue_.front());
       queue_.pop_front();
       ++busy_;
@@ -289,7 +320,7 @@ void KubeOutcomeSink::Scheduled(const framework::PodInfo& pod, const std::string
                                 const std::string& profile) {
   auto p = pod.pod;
   Enqueue([this, p, node, profile] {
-    RecordEvent(*p, "Normal", "Scheduled", "Binding",
+    RecordEvent(p, "Normal", "Scheduled", "Binding",
                 "Successfully assigned " + p->Key() + " to " + node, profile);
   });
   std::lock_guard lock(series_mu_);
@@ -301,7 +332,7 @@ void KubeOutcomeSink::Failed(const framework::PodInfo& pod, const std::string& r
   auto p = pod.pod;
   Enqueue([this, p, reason, message, profile] {
     // As upstream: the event's note is truncated to 1024 bytes, the condition keeps it all.
-    RecordEvent(*p, "Warning", "FailedScheduling", "Scheduling", framework::TruncateNote(message),
+    RecordEvent(p, "Warning", "FailedScheduling", "Scheduling", framework::TruncateNote(message),
                 profile);
     if (reason == "Unschedulable" || reason == "SchedulerError") {
       PatchCondition(*p, reason, message);
@@ -309,9 +340,11 @@ void KubeOutcomeSink::Failed(const framework::PodInfo& pod, const std::string& r
   });
 }
 
-void KubeOutcomeSink::RecordEvent(const api::Pod& pod, const std::string& type,
+void KubeOutcomeSink::RecordEvent(std::shared_ptr<const api::Pod> pod_ptr, const std::string& type,
                                   const std::string& reason, const std::string& action,
-                                  const std::string& note, const std::string& controller) {
+                                  const std::string& note, const std::string& controller,
+                                  int tries) {
+  const api::Pod& pod = *pod_ptr;
   const framework::TimePoint now = clock_.Now();
   const std::string key = pod.metadata.uid + "/" + reason + "/" + note;
   const std::string now_text = api::FormatTime(api::Time{now.time_since_epoch().count()});
@@ -356,10 +389,24 @@ void KubeOutcomeSink::RecordEvent(const api::Pod& pod, const std::string& type,
   req.path = "/apis/events.k8s.io/v1/namespaces/" + pod.metadata.namespace_ + "/events";
   req.body = api::json::ToJson(ev);
   auto r = client_.Do(req);
+  if (!r.ok() && tries + 1 < kMaxTriesPerEvent) {
+    // The API server could not be reached (the client's own retries are spent): try again
+    // later, as upstream's broadcaster, instead of losing the event to a restart.
+    BERTH_LOG(1) << "writing event " << reason << " for pod " << pod.Key() << " failed ("
+                 << r.error() << "); trying again in " << event_retry_delay_.count()
+                 << "ms or a little more";
+    thread_local std::minstd_rand rng(std::random_device{}());
+    std::uniform_int_distribution<int64_t> jitter(0, event_retry_delay_.count() / 4);
+    const auto delay = event_retry_delay_ + std::chrono::milliseconds(jitter(rng));
+    EnqueueAfter(delay, [this, pod_ptr, type, reason, action, note, controller, tries] {
+      RecordEvent(pod_ptr, type, reason, action, note, controller, tries + 1);
+    });
+    return;
+  }
   if (!r.ok() || r->status >= 300) {
     BERTH_WARN() << "writing event " << reason << " for pod " << pod.Key() << " failed: "
                  << (r.ok() ? "HTTP " + std::to_string(r->status) + " " + r->body.substr(0, 200)
-                            : r.error());
+                            : r.error() + " (" + std::to_string(tries + 1) + " tries)");
     return;
   }
   std::lock_guard lock(series_mu_);

@@ -93,9 +93,12 @@ class KubeApiWriter final : public framework::ApiWriter {
 
 class KubeOutcomeSink final : public framework::OutcomeSink {
  public:
-  // reporting_instance: e.g. "berth-scheduler-<hostname>".
+  // reporting_instance: e.g. "berth-scheduler-<hostname>". event_retry_delay: the wait before
+  // an event that could not reach the API server is tried again (upstream's 10 s; jittered by
+  // up to +25%).
   KubeOutcomeSink(client::KubeClient& client, const framework::Clock& clock,
-                  std::string reporting_instance, int threads = 2);
+                  std::string reporting_instance, int threads = 2,
+                  std::chrono::milliseconds event_retry_delay = std::chrono::seconds(10));
   ~KubeOutcomeSink() override;  // drains queued writes (bounded wait), then joins
 
   void Scheduled(const framework::PodInfo& pod, const std::string& node,
@@ -116,20 +119,28 @@ class KubeOutcomeSink final : public framework::OutcomeSink {
   };
 
   void Enqueue(std::function<void()> write);
+  // Runs `write` on a writer thread once `delay` has passed (unless the sink stops first).
+  void EnqueueAfter(std::chrono::milliseconds delay, std::function<void()> write);
   void Loop();
-  void RecordEvent(const api::Pod& pod, const std::string& type, const std::string& reason,
-                   const std::string& action, const std::string& note,
-                   const std::string& controller);
+  // tries: earlier attempts of this event that could not reach the API server. As upstream's
+  // event broadcaster (client-go tools/events), an event that cannot be sent is tried again
+  // after 10 s (±25%), up to 12 tries in all; one the server refuses is dropped with a warning.
+  void RecordEvent(std::shared_ptr<const api::Pod> pod, const std::string& type,
+                   const std::string& reason, const std::string& action, const std::string& note,
+                   const std::string& controller, int tries = 0);
   void PatchCondition(const api::Pod& pod, const std::string& reason, const std::string& message);
 
   client::KubeClient& client_;
   const framework::Clock& clock_;
   const std::string instance_;
+  const std::chrono::milliseconds event_retry_delay_;
 
-  mutable std::mutex mu_;  // guards queue_, busy_, stop_
+  mutable std::mutex mu_;  // guards queue_, delayed_, busy_, stop_
   std::condition_variable cv_;
   std::condition_variable idle_cv_;
   std::deque<std::function<void()>> queue_;
+  // Writes waiting for their time (event retries), earliest first; not counted by Pending().
+  std::multimap<std::chrono::steady_clock::time_point, std::function<void()>> delayed_;
   int busy_ = 0;
   bool stop_ = false;
   std::vector<std::thread> threads_;

@@ -10,6 +10,7 @@
 #include <optional>
 #include <ostream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "api/json/parse.h"
@@ -344,6 +345,33 @@ TEST_F(KubeOutcomeSinkTest, FailedEventWriteDoesNotBlockTheConditionPatch) {
   ASSERT_TRUE(sink.Flush(std::chrono::seconds(5)));
   EXPECT_EQ(Requests(kc, "PATCH", kStatusPath).size(), 1u);
   EXPECT_EQ(sink.Pending(), 0u);
+}
+
+// An API server restart longer than the client's own retries must not lose the Scheduled event:
+// as upstream's event broadcaster, the event is tried again later (here after 20 ms, not 10 s).
+TEST_F(KubeOutcomeSinkTest, EventThatCannotBeSentIsTriedAgainLater) {
+  FakeKubeClient kc;
+  kc.PushError("POST", kEventsPath, "connection refused (after 6 attempts)");
+  kc.PushError("POST", kEventsPath, "connection refused (after 6 attempts)");
+  kc.PushResponse("POST", kEventsPath, 201, "{}", /*sticky=*/true);
+  KubeOutcomeSink sink(kc, clock_, "berth-scheduler-host1", 1, std::chrono::milliseconds(20));
+  sink.Scheduled(*pod_, "n1", "berth-scheduler");
+  ASSERT_TRUE(testing::WaitFor([&] { return Requests(kc, "POST", kEventsPath).size() == 3; }));
+  auto posts = Requests(kc, "POST", kEventsPath);
+  EXPECT_EQ(Str(Body(posts[2]), {"reason"}), "Scheduled");
+  EXPECT_EQ(Str(Body(posts[2]), {"note"}), "Successfully assigned shop/web to n1");
+  // And no more after it went through.
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(Requests(kc, "POST", kEventsPath).size(), 3u);
+}
+
+TEST_F(KubeOutcomeSinkTest, AnEventIsTriedTwelveTimesAtMost) {
+  FakeKubeClient kc;  // nothing scripted for events: every POST fails to reach the server
+  KubeOutcomeSink sink(kc, clock_, "berth-scheduler-host1", 1, std::chrono::milliseconds(1));
+  sink.Scheduled(*pod_, "n1", "berth-scheduler");
+  ASSERT_TRUE(testing::WaitFor([&] { return Requests(kc, "POST", kEventsPath).size() == 12; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_EQ(Requests(kc, "POST", kEventsPath).size(), 12u);
 }
 
 }  // namespace
