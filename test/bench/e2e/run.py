@@ -64,7 +64,7 @@ BENCH_NAME = {"SchedulingBasic": "SchedulingBasic", "SchedulingNodeAffinity":
 GANG_SIZE = 3
 # The null binder's workers: past the knee of the saturation sweep in RESULTS.md ("A real
 # ceiling"), where more workers no longer raise its rate.
-BINDER_WORKERS = 16
+BINDER_WORKERS = 64
 
 GANG_PROFILE = """  plugins:
     multiPoint:
