@@ -3,8 +3,11 @@
 // (field selector spec.schedulerName=<name>,spec.nodeName=), a node lister, and --workers
 // goroutines that take pod keys from a workqueue and POST a Binding for each, round-robin over
 // the nodes in name order, with no filtering or scoring. Requests go through client-go's default
-// transport (HTTP/2 multiplexed over one TLS connection) with protobuf bodies, as kube-scheduler's
-// do, so its rate is the most a client-go scheduler can get from this API server.
+// transport with protobuf bodies, as kube-scheduler's do: HTTP/2, multiplexed over one TLS
+// connection while --workers stays within the API server's concurrent streams per connection
+// (100 by default; past that the transport dials more). So its rate is the most a client-go
+// scheduler can get from this API server. run.py's default of 64 workers comes from the
+// saturation sweep in test/bench/e2e/RESULTS.md ("A real ceiling").
 //
 // It prints one line starting with "nullbinder ready" on stdout once both informers have synced,
 // and one "nullbinder stopped" line with its counters on SIGTERM/SIGINT. Exit status 1 with a
@@ -60,7 +63,7 @@ type binder struct {
 func main() {
 	kubeconfig := flag.String("kubeconfig", "", "kubeconfig of the API server (required)")
 	schedulerName := flag.String("scheduler-name", "null-binder", "bind pods with this spec.schedulerName")
-	workers := flag.Int("workers", 16, "goroutines POSTing Bindings concurrently")
+	workers := flag.Int("workers", 64, "goroutines POSTing Bindings concurrently")
 	qps := flag.Float64("qps", -1, "client-go rate limit, requests/s; <= 0 disables it")
 	burst := flag.Int("burst", 0, "client-go rate limiter burst (with --qps > 0)")
 	contentType := flag.String("content-type", "application/vnd.kubernetes.protobuf",
