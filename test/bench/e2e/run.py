@@ -12,8 +12,10 @@ every workload and repeat, every scheduler runs in turn (the order alternates be
 
   berth     build/cmd/berth/berth run (leaderElect false, qps/burst 5000/5000)
   upstream  kube-scheduler (test/cluster/VERSION) from test/cluster (same qps/burst, leaderElect false)
-  ceiling   a "null binder" (this file, --null-binder): binds pods round-robin to nodes with no
-            filtering through a pool of persistent HTTPS connections: the API server's ceiling
+  ceiling   test/bench/nullbinder (Go, client-go; built by its build.sh): an informer on the
+            unbound pods of its schedulerName and --binder-workers goroutines POSTing Bindings
+            round-robin over the nodes, no filtering, over client-go's HTTP/2 transport with
+            protobuf, no client rate limit (--binder-qps): the API server's ceiling
 
 Each run: start the scheduler, wait until it has bound one warm-up pod (informers synced), then
 create the workload's pods in a fresh namespace with a small client pool and measure from the
@@ -60,6 +62,9 @@ BENCH_NAME = {"SchedulingBasic": "SchedulingBasic", "SchedulingNodeAffinity":
               "SchedulingNodeAffinity", "SchedulingPodAntiAffinity": "SchedulingPodAntiAffinity",
               "TopologySpreading": "TopologySpreading", "Gang": "Gang3"}
 GANG_SIZE = 3
+# The null binder's workers: past the knee of the saturation sweep in RESULTS.md ("A real
+# ceiling"), where more workers no longer raise its rate.
+BINDER_WORKERS = 64
 
 GANG_PROFILE = """  plugins:
     multiPoint:
@@ -199,51 +204,6 @@ class PodWatch:
             pass
 
 
-# ---------------------------------------------------------------- null binder (own process)
-def null_binder_main(args):
-    with open(os.path.join(args.cluster_dir, "env")) as f:
-        port = int(dict(l.strip().split("=", 1) for l in f if "=" in l)["API_PORT"])
-    ctx = api_ctx(args.cluster_dir)
-    c = Conn(port, ctx)
-    st, raw = c.request("GET", "/api/v1/nodes")
-    nodes = sorted(n["metadata"]["name"] for n in json.loads(raw)["items"])
-    q = queue.Queue()
-    seen = set()
-    seen_lock = threading.Lock()
-
-    def on_event(typ, pod):
-        if typ not in ("ADDED", "MODIFIED") or pod["spec"].get("nodeName"):
-            return
-        key = (pod["metadata"]["namespace"], pod["metadata"]["name"], pod["metadata"]["uid"])
-        with seen_lock:
-            if key in seen:
-                return
-            seen.add(key)
-        q.put(key)
-
-    PodWatch(port, ctx, "/api/v1/pods?fieldSelector=spec.schedulerName%3D" + args.scheduler_name +
-             "%2Cspec.nodeName%3D", on_event)
-    counter = [0]
-    lock = threading.Lock()
-
-    def worker():
-        conn = Conn(port, ctx)
-        while True:
-            ns, name, uid = q.get()
-            with lock:
-                i = counter[0]
-                counter[0] += 1
-            body = {"apiVersion": "v1", "kind": "Binding",
-                    "metadata": {"name": name, "namespace": ns, "uid": uid},
-                    "target": {"apiVersion": "v1", "kind": "Node", "name": nodes[i % len(nodes)]}}
-            conn.request("POST", f"/api/v1/namespaces/{ns}/pods/{name}/binding", body)
-
-    for _ in range(args.threads):
-        threading.Thread(target=worker, daemon=True).start()
-    while True:
-        time.sleep(3600)
-
-
 # ---------------------------------------------------------------- objects
 def base_pod(name, ns, sched):
     return {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": ns,
@@ -332,6 +292,18 @@ class Bench:
         self.procs = []
         self.run_id = 0
         self.zones = None
+        self.null_binder_path = None
+
+    def null_binder(self):
+        """The ceiling's binary, built (or found in its cache) by test/bench/nullbinder/build.sh
+        once per invocation, before any scheduler's clock starts."""
+        if self.null_binder_path is None:
+            out = subprocess.run([os.path.join(ROOT, "test/bench/nullbinder/build.sh")],
+                                 stdout=subprocess.PIPE, text=True)
+            if out.returncode != 0:
+                raise RuntimeError("test/bench/nullbinder/build.sh failed (its stderr is above)")
+            self.null_binder_path = out.stdout.strip().splitlines()[-1]
+        return self.null_binder_path
 
     def close(self):
         for p in self.procs:
@@ -426,9 +398,10 @@ profiles:
             cmd = [os.path.join(self.bin, "kube-scheduler"), f"--config={cfg}",
                    "--bind-address=127.0.0.1", "--secure-port=0", "--v=1"]
         else:
-            cmd = [sys.executable, os.path.abspath(__file__), "--null-binder",
-                   "--cluster-dir", self.dir, "--scheduler-name", SCHED_NAME["ceiling"],
-                   "--threads", str(self.args.binder_threads)]
+            cmd = [self.null_binder(), "--kubeconfig", self.cluster.kubeconfig,
+                   "--scheduler-name", SCHED_NAME["ceiling"],
+                   "--workers", str(self.args.binder_workers), "--qps", str(self.args.binder_qps),
+                   "--burst", str(self.args.binder_burst)]
         with open(log_path, "w") as lf:
             p = subprocess.Popen(cmd, stdout=lf, stderr=subprocess.STDOUT)
         p.log_path = log_path
@@ -444,6 +417,23 @@ profiles:
                 p.kill()
                 p.wait()
         self.procs.remove(p)
+
+    def ceiling_ready(self, p):
+        """Seconds from the null binder's start until its informers synced, from its ready line
+        ("nullbinder ready: ... 0.412s after start"); None before that line."""
+        try:
+            m = re.search(r"^nullbinder ready: .* ([0-9.]+)s after start$", open(p.log_path).read(),
+                          re.M)
+            return float(m.group(1)) if m else None
+        except OSError:
+            return None
+
+    def ceiling_fields(self, sched, p, res):
+        """Adds the ceiling's settings and start-up time to its result (e2e.json)."""
+        if sched == "ceiling":
+            res.update({"binder_workers": self.args.binder_workers,
+                        "binder_qps": self.args.binder_qps, "ready_seconds": self.ceiling_ready(p)})
+        return res
 
     def metrics_port(self, p):
         try:
@@ -513,7 +503,9 @@ profiles:
             if p.poll() is not None:
                 raise RuntimeError(f"{sched} exited: see {p.log_path}")
             if time.time() - t > 120:
-                raise RuntimeError(f"{sched} did not bind the warm-up pod: see {p.log_path}")
+                ready = "" if sched != "ceiling" or self.ceiling_ready(p) is not None else \
+                    " (its informers never synced)"
+                raise RuntimeError(f"{sched} did not bind the warm-up pod{ready}: see {p.log_path}")
             time.sleep(0.05)
         if churn:
             errs = parallel(self.port, self.ctx, churn,
@@ -594,6 +586,7 @@ profiles:
                "cpu_per_1000": (cpu1 - cpu0) / max(1, nbound) * 1000,
                "apiserver_etcd_cpu_seconds": api1 - api0,
                "peak_rss_mb": rss, "mode": "paced"}
+        self.ceiling_fields(sched, p, res)
         log(f"{tag}: {nbound}/{n} bound in {dur:.2f}s = {res['pods_per_second']:.0f} pods/s "
             f"(p50 {res['p50_per_second']:.0f}, min {res['min_per_second']:.0f}; creates took "
             f"{res['create_seconds']:.2f}s) cpu {res['cpu_seconds']:.2f}s rss {rss:.0f}MB "
@@ -688,9 +681,11 @@ profiles:
                "min_per_second": min(steady) if steady else nbound / dur,
                "cpu_seconds": cpu, "cpu_per_1000": cpu / max(1, nbound) * 1000,
                "apiserver_etcd_cpu_seconds": api1 - api0, "peak_rss_mb": rss, "mode": "backlog"}
+        self.ceiling_fields(sched, p, res)
+        ready = f" (synced after {res['ready_seconds']:.2f}s)" if res.get("ready_seconds") else ""
         log(f"{tag}: {nbound}/{n} bound in {dur:.2f}s = {res['pods_per_second']:.0f} pods/s "
             f"(p50 {res['p50_per_second']:.0f}, min {res['min_per_second']:.0f}) cpu {cpu:.2f}s "
-            f"rss {rss:.0f}MB apiserver+etcd cpu {res['apiserver_etcd_cpu_seconds']:.1f}s")
+            f"rss {rss:.0f}MB apiserver+etcd cpu {res['apiserver_etcd_cpu_seconds']:.1f}s{ready}")
         watch.stop()
         self.stop(p)
         self.cleanup(ns, workload)
@@ -784,8 +779,11 @@ def write_markdown(path, args, summary, bench, cmdline, started, mode="paced"):
              f"{open('/proc/cpuinfo').read().split('model name')[1].split(':')[1].splitlines()[0].strip()}")
     L.append(f"- {args.nodes} nodes; {args.pods} pods per run (SchedulingPodAntiAffinity: "
              f"{min(args.pods, args.nodes)}); medians over the runs counted in the complete column, scheduler order "
-             "alternating between repeats; qps/burst 5000/5000 for all; default "
-             "percentageOfNodesToScore.")
+             "alternating between repeats; berth and upstream: qps/burst 5000/5000, default "
+             "percentageOfNodesToScore; ceiling: test/bench/nullbinder (client-go), "
+             f"{args.binder_workers} workers, "
+             + (f"qps/burst {args.binder_qps:g}/{args.binder_burst}." if args.binder_qps > 0
+                else "no client rate limit."))
     L.append("- pods/s avg = pods / (last bind - first create); p50 / min = median / minimum of "
              "the per-second bound-count increments (whole seconds only). CPU = scheduler process "
              "utime+stime over the measured window per 1000 pods; RSS = VmHWM. 'create s' is when "
@@ -923,21 +921,19 @@ def main():
     ap.add_argument("--out", default="bench-results")
     ap.add_argument("--timeout", type=float, default=300, help="per run, seconds")
     ap.add_argument("--create-threads", type=int, default=4)
-    ap.add_argument("--binder-threads", type=int, default=8)
+    ap.add_argument("--binder-workers", type=int, default=BINDER_WORKERS,
+                    help="ceiling: null binder workers (concurrent Binding POSTs)")
+    ap.add_argument("--binder-qps", type=float, default=-1,
+                    help="ceiling: client-go QPS limit; <= 0 disables it (default)")
+    ap.add_argument("--binder-burst", type=int, default=0,
+                    help="ceiling: client-go burst, with --binder-qps > 0")
     ap.add_argument("--backlog-repeats", type=int, default=1)
     ap.add_argument("--mode", choices=["paced", "backlog", "both"], default="both",
                     help="paced: measure from the first create (pods created while the scheduler "
                     "runs); backlog: pods created first, measured from scheduler start")
     ap.add_argument("--no-bench", action="store_true", help="skip in-process berth-bench")
     ap.add_argument("--report-only", action="store_true", help="rebuild reports from e2e.json")
-    # internal: the null binder process
-    ap.add_argument("--null-binder", action="store_true", help=argparse.SUPPRESS)
-    ap.add_argument("--cluster-dir", help=argparse.SUPPRESS)
-    ap.add_argument("--scheduler-name", help=argparse.SUPPRESS)
-    ap.add_argument("--threads", type=int, default=8, help=argparse.SUPPRESS)
     args = ap.parse_args()
-    if args.null_binder:
-        return null_binder_main(args)
     sys.path.insert(0, HERE)
     os.makedirs(args.out, exist_ok=True)
     cmdline = "test/bench/e2e/run.py " + " ".join(sys.argv[1:])
@@ -953,6 +949,8 @@ def main():
     b = Bench(args)
     results = []
     try:
+        if "ceiling" in scheds:
+            log(f"ceiling: {b.null_binder()}")  # built now, outside every measured window
         b.create_nodes()
         if "Gang" in workloads:
             b.install_podgroup_crd()
