@@ -151,7 +151,7 @@ void Reflector::Run() {
 }
 
 bool Reflector::ListAndReplace(bool* absent) {
-  std::vector<api::Value> items;
+  std::vector<Listed> items;
   std::string list_rv;
   std::string cont;
   for (;;) {
@@ -205,10 +205,7 @@ bool Reflector::ListAndReplace(bool* absent) {
     const api::Value* meta = doc->Find("metadata");
     list_rv = StringField(meta, "resourceVersion");
     cont = StringField(meta, "continue");
-    for (auto& [name, value] : doc->MutableObject()) {
-      if (name != "items" || !value.IsArray()) continue;
-      for (auto& item : value.MutableArray()) items.push_back(std::move(item));
-    }
+    AddListed(*doc, &items);
     if (cont.empty()) break;
   }
   {
@@ -241,10 +238,26 @@ ObjectPtr Reflector::Decode(const api::Value& obj, const std::string& key, const
   return nullptr;
 }
 
-void Reflector::ReplaceAll(const std::vector<api::Value>& items) {
+void Reflector::AddListed(api::Value& page, std::vector<Listed>* listed) {
+  for (auto& [name, value] : page.MutableObject()) {
+    if (name != "items" || !value.IsArray()) continue;
+    for (auto& item : value.MutableArray()) {
+      Listed l{ObjectKey(item), ObjectResourceVersion(item), nullptr};
+      // known_ belongs to this thread; an unchanged object is not decoded again.
+      auto it = known_.find(l.key);
+      if (it == known_.end() || it->second.resource_version != l.resource_version) {
+        l.object = Decode(item, l.key, l.resource_version);
+      }
+      item = api::Value();  // free the item's tree now, not with the page
+      listed->push_back(std::move(l));
+    }
+  }
+}
+
+void Reflector::ReplaceAll(const std::vector<Listed>& items) {
   std::unordered_set<std::string> listed;
   listed.reserve(items.size());
-  for (const auto& item : items) listed.insert(ObjectKey(item));
+  for (const auto& item : items) listed.insert(item.key);
   // Deletions first: whatever vanished while we were not watching.
   std::vector<std::string> gone;
   for (const auto& [key, known] : known_) {
@@ -258,19 +271,16 @@ void Reflector::ReplaceAll(const std::vector<api::Value>& items) {
     handler_.OnDelete(last);
   }
   for (const auto& item : items) {
-    std::string key = ObjectKey(item);
-    std::string rv = ObjectResourceVersion(item);
-    auto it = known_.find(key);
-    if (it != known_.end() && it->second.resource_version == rv) continue;
-    ObjectPtr obj = Decode(item, key, rv);
-    if (obj == nullptr) continue;
+    // Unchanged, or did not decode (its last good version stays).
+    if (item.object == nullptr) continue;
+    auto it = known_.find(item.key);
     if (it == known_.end()) {
-      known_.emplace(key, Known{rv, obj});
-      handler_.OnAdd(obj);
+      known_.emplace(item.key, Known{item.resource_version, item.object});
+      handler_.OnAdd(item.object);
     } else {
-      ObjectPtr old = std::exchange(it->second.object, obj);
-      it->second.resource_version = rv;
-      handler_.OnUpdate(old, obj);
+      ObjectPtr old = std::exchange(it->second.object, item.object);
+      it->second.resource_version = item.resource_version;
+      handler_.OnUpdate(old, item.object);
     }
   }
 }

@@ -132,7 +132,17 @@ class Reflector {
   // keep reading.
   std::optional<WatchOutcome> HandleLine(std::string_view line, bool* delivered);
   void Apply(const std::string& type, const api::Value& obj);
-  void ReplaceAll(const std::vector<api::Value>& items);
+  // One listed object: its key and resourceVersion, and the decoded object when it is new or
+  // changed (null when unchanged, or when it did not decode: the last good version is kept).
+  struct Listed {
+    std::string key;
+    std::string resource_version;
+    ObjectPtr object;
+  };
+  // A list page's items, decoded at once so that the page's JSON tree is freed before the next
+  // page is read (a whole list's trees peaked at ~13 KB per pod).
+  void AddListed(api::Value& page, std::vector<Listed>* listed);
+  void ReplaceAll(const std::vector<Listed>& items);
   // Decodes obj, logging a failure once per key + resourceVersion.
   ObjectPtr Decode(const api::Value& obj, const std::string& key, const std::string& rv);
   // Sleeps up to d unless stopped; returns false when stopped.
