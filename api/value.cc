@@ -124,4 +124,10 @@ void FoldDuplicateKeys(Value::Object* members) {
   *members = std::move(out);
 }
 
+const std::string& StringMember(const Value* obj, std::string_view key) {
+  static const std::string kEmpty;
+  const Value* f = obj == nullptr ? nullptr : obj->Find(key);
+  return f != nullptr && f->IsString() ? f->AsString() : kEmpty;
+}
+
 }  // namespace berth::api

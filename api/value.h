@@ -67,4 +67,7 @@ class Value {
   Object o_;
 };
 
+// The string member `key` of `obj`; empty when obj is null, the member is absent or not a string.
+const std::string& StringMember(const Value* obj, std::string_view key);
+
 }  // namespace berth::api

@@ -9,6 +9,7 @@
 #include "base/fault_counters.h"
 #include "base/log.h"
 #include "base/strings.h"
+#include "informers/client/api_status.h"
 
 namespace berth::informers {
 namespace {
@@ -16,21 +17,8 @@ namespace {
 using std::chrono::milliseconds;
 using Clock = std::chrono::steady_clock;
 
-const std::string& StringField(const api::Value* obj, std::string_view key) {
-  static const std::string kEmpty;
-  const api::Value* f = obj == nullptr ? nullptr : obj->Find(key);
-  return f != nullptr && f->IsString() ? f->AsString() : kEmpty;
-}
-
-// The message of a metav1.Status body, or the (shortened) body itself.
-std::string StatusMessage(const std::string& body) {
-  auto v = api::json::ParseJson(body);
-  if (v.ok()) {
-    const std::string& msg = StringField(&*v, "message");
-    if (!msg.empty()) return msg;
-  }
-  return body.size() > 200 ? body.substr(0, 200) + "..." : body;
-}
+using api::StringMember;
+using client::StatusMessage;
 
 bool IsBlank(std::string_view line) {
   return std::all_of(line.begin(), line.end(),
@@ -43,13 +31,13 @@ void LogToStderr(std::string_view line) { BERTH_LOG(0) << line; }
 
 std::string ObjectKey(const api::Value& obj) {
   const api::Value* meta = obj.Find("metadata");
-  const std::string& ns = StringField(meta, "namespace");
-  const std::string& name = StringField(meta, "name");
+  const std::string& ns = StringMember(meta, "namespace");
+  const std::string& name = StringMember(meta, "name");
   return ns.empty() ? name : ns + "/" + name;
 }
 
 std::string ObjectResourceVersion(const api::Value& obj) {
-  return StringField(obj.Find("metadata"), "resourceVersion");
+  return StringMember(obj.Find("metadata"), "resourceVersion");
 }
 
 Reflector::Reflector(client::KubeClient& client, ReflectorOptions options, DecodeFn decode,
@@ -203,8 +191,8 @@ bool Reflector::ListAndReplace(bool* absent) {
       return false;
     }
     const api::Value* meta = doc->Find("metadata");
-    list_rv = StringField(meta, "resourceVersion");
-    cont = StringField(meta, "continue");
+    list_rv = StringMember(meta, "resourceVersion");
+    cont = StringMember(meta, "continue");
     AddListed(*doc, &items);
     if (cont.empty()) break;
   }
@@ -322,7 +310,7 @@ std::optional<Reflector::WatchOutcome> Reflector::HandleLine(std::string_view li
     Log("watch " + options_.kind + ": bad event: " + event.error());
     return WatchOutcome::kRewatch;
   }
-  const std::string& type = StringField(&*event, "type");
+  const std::string& type = StringMember(&*event, "type");
   const api::Value* obj = event->Find("object");
   if (obj == nullptr || !obj->IsObject()) {
     Log("watch " + options_.kind + ": " + type + " event without an object");
@@ -342,9 +330,9 @@ std::optional<Reflector::WatchOutcome> Reflector::HandleLine(std::string_view li
   if (type == "ERROR") {
     const api::Value* code = obj->Find("code");
     int64_t c = code != nullptr && code->IsInt() ? code->AsInt() : 0;
-    const std::string& message = StringField(obj, "message");
-    if (c == 410 || StringField(obj, "reason") == "Expired" ||
-        StringField(obj, "reason") == "Gone") {
+    const std::string& message = StringMember(obj, "message");
+    if (c == 410 || StringMember(obj, "reason") == "Expired" ||
+        StringMember(obj, "reason") == "Gone") {
       Log("watch " + options_.kind + ": " + message + "; relisting");
       return WatchOutcome::kRelist;
     }

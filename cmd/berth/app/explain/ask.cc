@@ -11,16 +11,12 @@
 namespace berth::explain {
 namespace {
 
-const std::string& StringField(const api::Value* obj, std::string_view key) {
-  static const std::string kEmpty;
-  const api::Value* f = obj == nullptr ? nullptr : obj->Find(key);
-  return f != nullptr && f->IsString() ? f->AsString() : kEmpty;
-}
+using api::StringMember;
 
 // A metav1.Status body, or nullopt.
 std::optional<api::Value> StatusBody(const std::string& body) {
   auto v = api::json::ParseJson(body);
-  if (!v.ok() || !v->IsObject() || StringField(&*v, "kind") != "Status") return std::nullopt;
+  if (!v.ok() || !v->IsObject() || StringMember(&*v, "kind") != "Status") return std::nullopt;
   return std::move(*v);
 }
 
@@ -75,12 +71,12 @@ Result<std::string> LeaseHolder(client::KubeClient& api, const std::string& ns,
   if (resp->status != 200) {
     auto status = StatusBody(resp->body);
     return Error{what + ": HTTP " + std::to_string(resp->status) + ": " +
-                     (status ? OneLine(StringField(&*status, "message")) : Shorten(resp->body)),
+                     (status ? OneLine(StringMember(&*status, "message")) : Shorten(resp->body)),
                  ErrorCode::kUnavailable};
   }
   auto doc = api::json::ParseJson(resp->body);
   if (!doc.ok()) return Error{what + ": " + doc.error()};
-  const std::string& holder = StringField(doc->Find("spec"), "holderIdentity");
+  const std::string& holder = StringMember(doc->Find("spec"), "holderIdentity");
   if (holder.empty())
     return Error{what + ": no holder (no berth is leading)", ErrorCode::kNotFound};
   return holder;
@@ -120,9 +116,9 @@ Answer Fetch(client::KubeClient& c, const std::string& path, const std::string& 
   }
   auto status = StatusBody(resp->body);
   const std::string message =
-      status ? OneLine(StringField(&*status, "message")) : Shorten(resp->body);
+      status ? OneLine(StringMember(&*status, "message")) : Shorten(resp->body);
   if (resp->status == 404 && status && status->Find("details") == nullptr &&
-      StringField(&*status, "reason") == "NotFound") {
+      StringMember(&*status, "reason") == "NotFound") {
     // The scheduler's own answer: the API server's 404s (no such pod or Service) carry details.
     a.kind = Answer::Kind::kNotFound;
     a.message = message;

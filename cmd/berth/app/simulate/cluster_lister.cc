@@ -8,27 +8,15 @@
 #include "api/json/parse.h"
 #include "api/kinds.h"
 #include "base/strings.h"
+#include "informers/client/api_status.h"
 
 namespace berth::simulate {
 namespace {
 
 namespace kind = api::kind;
 
-const std::string& StringField(const api::Value* obj, std::string_view key) {
-  static const std::string kEmpty;
-  const api::Value* f = obj == nullptr ? nullptr : obj->Find(key);
-  return f != nullptr && f->IsString() ? f->AsString() : kEmpty;
-}
-
-// The message of a metav1.Status body, or the (shortened) body itself.
-std::string StatusMessage(const std::string& body) {
-  auto v = api::json::ParseJson(body);
-  if (v.ok()) {
-    const std::string& msg = StringField(&*v, "message");
-    if (!msg.empty()) return msg;
-  }
-  return body.size() > 200 ? body.substr(0, 200) + "..." : body;
-}
+using api::StringMember;
+using client::StatusMessage;
 
 // The item with apiVersion and kind first (the API server leaves them out of a list's items).
 api::Value WithTypeMeta(api::Value item, const ListedKind& k) {
@@ -122,7 +110,7 @@ Result<std::vector<api::Value>> ListAll(client::KubeClient& client, const Listed
     auto doc = api::json::ParseJson(resp->body);
     if (!doc.ok()) return Error{what + ": " + doc.error()};
     if (!doc->IsObject()) return Error{what + ": expected a list object"};
-    cont = StringField(doc->Find("metadata"), "continue");
+    cont = StringMember(doc->Find("metadata"), "continue");
     for (auto& [name, value] : doc->MutableObject()) {
       if (name != "items") continue;
       if (value.IsNull()) break;
