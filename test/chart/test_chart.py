@@ -588,16 +588,7 @@ class ChartTest(unittest.TestCase):
         self.assertEqual(code, 403, body)
         # The explainReader subject may read diagnoses (404: berth has none of that pod) and
         # nothing else; anonymous may not.
-        status, body = call(c, "POST", f"/api/v1/namespaces/{NS}/serviceaccounts",
-                            {"apiVersion": "v1", "kind": "ServiceAccount",
-                             "metadata": {"name": "developer"}})
-        self.assertEqual(status, 201, body)
-        status, body = call(c, "POST",
-                            f"/api/v1/namespaces/{NS}/serviceaccounts/developer/token",
-                            {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
-                             "spec": {"expirationSeconds": 3600}})
-        self.assertEqual(status, 201, body)
-        developer = body["status"]["token"]
+        developer = c.service_account_token("developer", ns=NS)
         code, body = kube.scrape(port, "/debug/explain/default/nothing-here", token=developer)
         self.assertEqual(code, 404, body)
         self.assertEqual(json.loads(body)["reason"], "NotFound")

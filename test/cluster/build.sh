@@ -11,6 +11,7 @@ key=$(cat "$here/go.sum" "$here/go.mod" "$here/VERSION" | sha256sum | cut -c1-16
 bin="$cache/$key/bin"
 want=(kube-apiserver etcd)
 [ "${BERTH_WITH_SCHEDULER:-0}" = 1 ] && want+=(kube-scheduler)
+[ "${BERTH_WITH_KUBECTL:-0}" = 1 ] && want+=(kubectl)
 missing=0
 for b in "${want[@]}"; do [ -x "$bin/$b" ] || missing=1; done
 if [ $missing = 0 ]; then echo "$bin"; exit 0; fi

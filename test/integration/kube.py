@@ -223,6 +223,20 @@ def with_kubeconfig(config_yaml, kubeconfig):
     return config_yaml.rstrip("\n") + f"\nclientConnection:\n  kubeconfig: {value}\n"
 
 
+def kubectl_binary():
+    """kubectl from PATH, else built from the Go modules at test/cluster/VERSION (once, cached
+    with the test cluster's binaries): a machine without kubectl still runs the tests that use it."""
+    path = shutil.which("kubectl")
+    if path:
+        return path
+    out = subprocess.run([os.path.join(ROOT, "test/cluster/build.sh")],
+                         env=dict(os.environ, BERTH_WITH_KUBECTL="1"),
+                         capture_output=True, text=True)
+    if out.returncode != 0:
+        raise RuntimeError("kubectl is not installed and building it failed:\n" + out.stderr)
+    return os.path.join(out.stdout.strip(), "kubectl")
+
+
 def berth_binary():
     path = os.environ.get("BERTH_BINARY") or os.path.join(ROOT, "build/cmd/berth/berth")
     if not os.path.exists(path):

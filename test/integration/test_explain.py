@@ -8,12 +8,11 @@ Run: python3 -m unittest -v test_explain  (from this folder), or through ctest.
 import json
 import os
 import re
-import shutil
 import subprocess
 import unittest
 
 import kube
-from kube import berth_binary, config, metric, scrape, wait_for
+from kube import berth_binary, config, kubectl_binary, metric, scrape, wait_for
 
 
 def explain_reader(c, sa):
@@ -35,11 +34,9 @@ def explain_reader(c, sa):
 class ExplainTest(kube.ClusterTestCase):
     def simulate_explain(self, pod):
         """`berth simulate --explain` on a dump of the cluster (kubectl get ... -o yaml)."""
-        if shutil.which("kubectl") is None:
-            self.fail("kubectl is missing: install it (the README's test setup does)")
         dump = os.path.join(self.c.dir, "dump.yaml")
         with open(dump, "w") as f:
-            subprocess.run(["kubectl", "--kubeconfig", self.c.kubeconfig, "get", "nodes,pods",
+            subprocess.run([kubectl_binary(), "--kubeconfig", self.c.kubeconfig, "get", "nodes,pods",
                             "-A", "-o", "yaml"], stdout=f, check=True)
         out = subprocess.run([berth_binary(), "simulate", "--cluster", dump, "--explain"],
                              capture_output=True, text=True, check=True)
@@ -130,7 +127,7 @@ class ExplainTest(kube.ClusterTestCase):
         # The same through kubectl's plugin mechanism (kubectl-berth on PATH).
         env = dict(os.environ, PATH=os.path.dirname(berth_binary()) + os.pathsep
                    + os.environ.get("PATH", ""))
-        out = subprocess.run(["kubectl", "berth", "explain", "big", "-n", "default",
+        out = subprocess.run([kubectl_binary(), "berth", "explain", "big", "-n", "default",
                               "--kubeconfig", sa_kubeconfig, "--scheduler-url", url,
                               "--insecure-skip-tls-verify"],
                              capture_output=True, text=True, env=env)
