@@ -3,6 +3,8 @@
 // JSON line:
 //   {"workload": ..., "nodes": N, "pods": P, "scheduled": S, "seconds": T,
 //    "pods_per_second": R, "peak_rss_mb": M}
+// --placements FILE also writes one "namespace/name node" line per pod (empty node when it stayed
+// pending), in the cluster's pod order: check_decisions.py compares them across builds.
 // Time covers feeding the pods to the scheduler and scheduling them all, not generating them.
 
 #include <chrono>
@@ -31,7 +33,7 @@ double PeakRssMb() {
 int Usage(const std::string& msg) {
   std::cerr << "berth-bench: " << msg
             << "\nusage: berth-bench --workload NAME --nodes N --pods P [--config FILE] "
-               "[--diagnoses on|off]\n";
+               "[--diagnoses on|off] [--placements FILE]\n";
   return 2;
 }
 
@@ -40,6 +42,7 @@ int Usage(const std::string& msg) {
 int main(int argc, char** argv) {
   std::string workload = "SchedulingBasic";
   std::string config_path;
+  std::string placements_path;
   // As the daemon, berth-bench keeps a diagnosis of every failed attempt (berth explain);
   // --diagnoses off measures the engine without it.
   bool diagnoses = true;
@@ -57,6 +60,8 @@ int main(int argc, char** argv) {
       pods = std::atoi(v.c_str());
     } else if (a == "--config") {
       config_path = v;
+    } else if (a == "--placements") {
+      placements_path = v;
     } else if (a == "--diagnoses") {
       if (v != "on" && v != "off") return Usage("--diagnoses takes on or off");
       diagnoses = v == "on";
@@ -95,8 +100,18 @@ int main(int argc, char** argv) {
     return 1;
   }
   int scheduled = 0;
+  std::ofstream placements;
+  if (!placements_path.empty()) {
+    placements.open(placements_path);
+    if (!placements) return Usage("cannot write " + placements_path);
+  }
   for (const auto& p : out->Find("pods")->AsArray()) {
     if (p.Find("status")->AsString() == "Scheduled") ++scheduled;
+    if (placements.is_open()) {
+      const auto* node = p.Find("node");
+      placements << berth::api::StringMember(&p, "pod") << " "
+                 << (node != nullptr && node->IsString() ? node->AsString() : "") << "\n";
+    }
   }
   berth::api::Value line = berth::api::Value::MakeObject();
   line.Set("workload", berth::api::Value::String(workload));
