@@ -203,15 +203,23 @@ framework::Status InterPodAffinity::Filter(const framework::CycleState& state,
   }
   if (node.node() == nullptr) return framework::Status::Error("node not found");
   const api::Labels& labels = node.node()->metadata.labels;
+  // Shared rejections (framework::Status): no allocation per rejected node.
+  using framework::Status;
   if (!SatisfiesPodAffinity(*s, labels)) {
-    return framework::Status::Unresolvable(kErrReasonAffinityRulesNotMatch);
+    static const Status kAffinity =
+        Status::Unresolvable(kErrReasonAffinityRulesNotMatch).WithPlugin(kName);
+    return kAffinity;
   }
   if (!SatisfiesPodAntiAffinity(*s, labels)) {
-    return framework::Status::Unschedulable(kErrReasonAntiAffinityRulesNotMatch);
+    static const Status kAnti =
+        Status::Unschedulable(kErrReasonAntiAffinityRulesNotMatch).WithPlugin(kName);
+    return kAnti;
   }
   // upstream's satisfyExistingPodsAntiAffinity: any (key, value) of the node with a count > 0.
   if (!s->existing_anti_affinity.empty() && s->existing_anti_affinity.AnyPositiveForNode(labels)) {
-    return framework::Status::Unschedulable(kErrReasonExistingAntiAffinityRulesNotMatch);
+    static const Status kExisting =
+        Status::Unschedulable(kErrReasonExistingAntiAffinityRulesNotMatch).WithPlugin(kName);
+    return kExisting;
   }
   return {};
 }

@@ -161,7 +161,8 @@ class NodeAffinity final : public framework::PreFilterPlugin,
     const api::Node* node = node_info.node();
     if (node == nullptr) return Status::Error("node not found");
     if (added_required_.has_value() && !added_required_->Match(*node).matched) {
-      return Status::Unresolvable(kErrReasonEnforced);
+      static const Status kEnforced = Status::Unresolvable(kErrReasonEnforced).WithPlugin(kName);
+      return kEnforced;
     }
     bool matched;
     if (const auto* s = state.Read<PreFilterState>(PreFilterKey()); s != nullptr) {
@@ -170,7 +171,10 @@ class NodeAffinity final : public framework::PreFilterPlugin,
       // PreFilter disabled: compute here (slow path), as upstream falls back.
       matched = RequiredNodeAffinity(pod.pod).Match(*node).matched;
     }
-    if (!matched) return Status::Unresolvable(kErrReasonPod);
+    if (!matched) {
+      static const Status kNoMatch = Status::Unresolvable(kErrReasonPod).WithPlugin(kName);
+      return kNoMatch;
+    }
     return {};
   }
 

@@ -30,7 +30,9 @@ class NodeName final : public framework::PreFilterPlugin,
                            const framework::NodeInfo& node) const override {
     const std::string& wanted = pod.Pod().spec.node_name;
     if (wanted.empty() || wanted == node.name()) return {};
-    return framework::Status::Unresolvable(kErrReason);
+    static const framework::Status kOther =
+        framework::Status::Unresolvable(kErrReason).WithPlugin(kName);
+    return kOther;
   }
 
   std::vector<framework::ClusterEventWithHint> EventsToRegister() const override {

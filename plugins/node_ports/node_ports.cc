@@ -84,7 +84,11 @@ class NodePorts final : public framework::PreFilterPlugin,
       return framework::Status::Error("reading \"PreFilterNodePorts\" from cycleState: not found");
     }
     for (const auto& want : s->ports) {
-      if (node.PortConflicts(want)) return framework::Status::Unschedulable(kErrReason);
+      if (node.PortConflicts(want)) {
+        static const framework::Status kConflict =
+            framework::Status::Unschedulable(kErrReason).WithPlugin(kName);
+        return kConflict;
+      }
     }
     return {};
   }

@@ -1,5 +1,6 @@
 #include "plugins/node_resources_fit/node_resources_fit.h"
 
+#include <array>
 #include <set>
 #include <string>
 #include <vector>
@@ -230,6 +231,29 @@ class Fit final : public framework::PreFilterPlugin,
       }
     }
     if (!too_many_pods && !cpu && !mem && !eph && !scalar_fails) return Status();
+    if (!scalar_fails && !s->requests_nothing) {
+      // The usual rejections: one shared Status per combination, no allocation per node.
+      const bool unresolvable = (cpu && s->milli_cpu > alloc.milli_cpu) ||
+                                (mem && s->memory > alloc.memory) ||
+                                (eph && s->ephemeral_storage > alloc.ephemeral_storage);
+      static const std::array<Status, 32> kCommon = [] {
+        std::array<Status, 32> table;
+        for (int bits = 1; bits < 32; ++bits) {
+          std::vector<std::string> reasons;
+          if (bits & 1) reasons.emplace_back(kErrReasonTooManyPods);
+          if (bits & 2) reasons.emplace_back(kErrReasonInsufficientCPU);
+          if (bits & 4) reasons.emplace_back(kErrReasonInsufficientMemory);
+          if (bits & 8) reasons.emplace_back(kErrReasonInsufficientEphemeralStorage);
+          const Code code =
+              (bits & 16) ? Code::kUnschedulableAndUnresolvable : Code::kUnschedulable;
+          table[static_cast<size_t>(bits)] = Status(code, std::move(reasons)).WithPlugin(kName);
+        }
+        return table;
+      }();
+      const int bits = (too_many_pods ? 1 : 0) | (cpu ? 2 : 0) | (mem ? 4 : 0) | (eph ? 8 : 0) |
+                       (unresolvable ? 16 : 0);
+      return kCommon[static_cast<size_t>(bits)];
+    }
 
     // Failure path: build the reasons (allocation is fine here).
     std::vector<std::string> reasons;

@@ -35,7 +35,9 @@ class NodeUnschedulable final : public framework::PreFilterPlugin,
     if (node == nullptr) return framework::Status::Unresolvable(kErrReasonUnknownCondition);
     if (!node->spec.unschedulable) return {};
     if (ToleratesUnschedulable(pod.Pod())) return {};
-    return framework::Status::Unresolvable(kErrReasonUnschedulable);
+    static const framework::Status kUnschedulable =
+        framework::Status::Unresolvable(kErrReasonUnschedulable).WithPlugin(kName);
+    return kUnschedulable;
   }
 
   void ExplainFilter(const framework::CycleState&, const framework::PodInfo&,

@@ -221,11 +221,19 @@ Status PodTopologySpread::Filter(const framework::CycleState& state, const frame
   for (size_t i = 0; i < cs.size(); ++i) {
     const Constraint& c = cs[i];
     auto it = labels.find(c.topology_key);
-    if (it == labels.end()) return Status::Unresolvable(kErrReasonNodeLabelNotMatch);
+    if (it == labels.end()) {
+      static const Status kNoLabel =
+          Status::Unresolvable(kErrReasonNodeLabelNotMatch).WithPlugin(kName);
+      return kNoLabel;
+    }
     // existing matches in the domain + self match - global minimum <= maxSkew
     const int64_t skew =
         static_cast<int64_t>(s->domains[i].Get(it->second)) + s->self_match[i] - s->MinMatch(i);
-    if (skew > c.max_skew) return Status::Unschedulable(kErrReasonConstraintsNotMatch);
+    if (skew > c.max_skew) {
+      static const Status kSkew =
+          Status::Unschedulable(kErrReasonConstraintsNotMatch).WithPlugin(kName);
+      return kSkew;
+    }
   }
   return {};
 }

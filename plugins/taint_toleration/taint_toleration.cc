@@ -68,7 +68,9 @@ class TaintToleration final : public framework::PreFilterPlugin,
     if (node == nullptr) return framework::Status::Error("node not found");
     const api::Taint* taint = FirstUntolerated(node->spec.taints, pod.Pod().spec.tolerations);
     if (taint == nullptr) return {};
-    return framework::Status::Unresolvable(kErrReasonUntoleratedTaints);
+    static const framework::Status kUntolerated =
+        framework::Status::Unresolvable(kErrReasonUntoleratedTaints).WithPlugin(kName);
+    return kUntolerated;
   }
 
   // Names every NoSchedule/NoExecute taint the pod does not tolerate (not only the first, where

@@ -1,6 +1,7 @@
 #include "scheduler/framework/parallelizer.h"
 
 #include <algorithm>
+#include <chrono>
 
 namespace berth::framework {
 
@@ -13,13 +14,33 @@ Parallelizer::Parallelizer(int parallelism) {
 Parallelizer::~Parallelizer() {
   {
     std::lock_guard lock(mu_);
-    shutdown_ = true;
+    shutdown_.store(true);
   }
   cv_.notify_all();
   for (auto& t : threads_) t.join();
 }
 
 namespace {
+
+// How long a worker (and the caller, for the workers) spins before blocking.
+constexpr auto kSpin = std::chrono::microseconds(50);
+
+void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// Spins until done() or kSpin has passed; true when done() became true.
+template <typename Done>
+bool SpinUntil(Done done) {
+  const auto deadline = std::chrono::steady_clock::now() + kSpin;
+  for (int i = 1;; ++i) {
+    if (done()) return true;
+    CpuRelax();
+    if (i % 64 == 0 && std::chrono::steady_clock::now() >= deadline) return false;
+  }
+}
 
 void RunRange(std::atomic<int>& next, const std::function<void(int)>& fn,
               const std::atomic<bool>* stop, int n, int chunk) {
@@ -44,9 +65,17 @@ void Parallelizer::WorkerLoop() {
     const std::atomic<bool>* stop = nullptr;
     int n = 0;
     int chunk = 1;
+    SpinUntil([&] {
+      return shutdown_.load(std::memory_order_relaxed) ||
+             job_id_.load(std::memory_order_acquire) != seen;
+    });
     {
       std::unique_lock lock(mu_);
-      cv_.wait(lock, [&] { return shutdown_ || job_id_ != seen; });
+      if (!shutdown_ && job_id_ == seen) {
+        ++sleepers_;
+        cv_.wait(lock, [&] { return shutdown_ || job_id_ != seen; });
+        --sleepers_;
+      }
       if (shutdown_) return;
       seen = job_id_;
       ++active_;
@@ -78,6 +107,7 @@ void Parallelizer::Until(int n, const std::function<void(int)>& fn, const std::a
     return;
   }
   std::lock_guard call_lock(call_mu_);
+  bool wake = false;
   {
     std::lock_guard lock(mu_);
     fn_ = &fn;
@@ -89,9 +119,11 @@ void Parallelizer::Until(int n, const std::function<void(int)>& fn, const std::a
     chunk_ = std::max(1, std::min(chunk, n / static_cast<int>(threads_.size() + 1)));
     next_.store(0);
     ++job_id_;
+    wake = sleepers_ > 0;  // spinning workers see job_id_ change by themselves
   }
-  cv_.notify_all();
+  if (wake) cv_.notify_all();
   RunChunks();
+  SpinUntil([&] { return active_.load(std::memory_order_acquire) == 0; });
   std::unique_lock lock(mu_);
   // Every chunk is claimed (or the stop flag is set); wait for workers still inside one.
   done_cv_.wait(lock, [&] { return active_ == 0; });

@@ -4,6 +4,9 @@
 // Work is handed out in chunks through an atomic counter; Until returns when every index is done.
 // `stop` (may be null) lets a caller cut the loop short: once it is true no new chunks start.
 // Thread-safe; Until calls from different threads are serialised.
+// A scheduling cycle hands out several short jobs (filter, score) a few microseconds apart, so a
+// worker that finished one spins for a short while (kSpin) before it sleeps, and the caller spins
+// before it waits for the workers: waking a sleeping thread costs more than these jobs.
 
 #include <atomic>
 #include <condition_variable>
@@ -39,9 +42,10 @@ class Parallelizer {
   const std::atomic<bool>* stop_ = nullptr;
   int n_ = 0;
   int chunk_ = 1;
-  uint64_t job_id_ = 0;
-  int active_ = 0;
-  bool shutdown_ = false;
+  std::atomic<uint64_t> job_id_{0};  // written under mu_; read without it by spinning workers
+  std::atomic<int> active_{0};       // workers inside a job; changed under mu_
+  int sleepers_ = 0;                 // workers waiting on cv_ (under mu_)
+  std::atomic<bool> shutdown_{false};
   std::atomic<int> next_{0};
   std::vector<std::thread> threads_;
 };

@@ -31,7 +31,11 @@ enum class Code : uint8_t {
 std::string_view CodeName(Code c);
 
 // A Success status is one byte plus a null pointer: constructing, moving and destroying it in
-// the per-node hot path costs nothing. Failures carry their reasons and plugin out of line.
+// the per-node hot path costs nothing. Failures carry their reasons and plugin out of line,
+// shared between copies: a Filter that rejects thousands of nodes for the same reason returns
+// copies of one static Status (a reference count each, no allocation):
+//   static const Status kTooBig = Status::Unschedulable(kReason).WithPlugin(kName);
+//   return kTooBig;
 class [[nodiscard]] Status {
  public:
   Status() = default;
@@ -41,15 +45,10 @@ class [[nodiscard]] Status {
   Status(Code code, std::vector<std::string> reasons) : code_(code) {
     if (!reasons.empty()) Mutable().reasons = std::move(reasons);
   }
-  Status(const Status& o)
-      : code_(o.code_), rep_(o.rep_ ? std::make_unique<Rep>(*o.rep_) : nullptr) {}
-  Status& operator=(const Status& o) {
-    if (this != &o) {
-      code_ = o.code_;
-      rep_ = o.rep_ ? std::make_unique<Rep>(*o.rep_) : nullptr;
-    }
-    return *this;
-  }
+  // Copies share the reasons (copy on write): a plugin can keep a rejection it returns often
+  // in a static Status (see Shared) and return copies of it without allocating.
+  Status(const Status&) = default;
+  Status& operator=(const Status&) = default;
   Status(Status&&) noexcept = default;
   Status& operator=(Status&&) noexcept = default;
 
@@ -92,11 +91,11 @@ class [[nodiscard]] Status {
   // The plugin that produced a failure (set by the runtime).
   const std::string& plugin() const;
   Status& WithPlugin(std::string_view p) & {
-    if (!p.empty() || rep_) Mutable().plugin = p;
+    if (rep_ ? rep_->plugin != p : !p.empty()) Mutable().plugin = p;
     return *this;
   }
   Status&& WithPlugin(std::string_view p) && {
-    if (!p.empty() || rep_) Mutable().plugin = p;
+    if (rep_ ? rep_->plugin != p : !p.empty()) Mutable().plugin = p;
     return std::move(*this);
   }
 
@@ -107,12 +106,16 @@ class [[nodiscard]] Status {
     bool pod_gone = false;  // see PodGone
   };
   Rep& Mutable() {
-    if (!rep_) rep_ = std::make_unique<Rep>();
+    if (!rep_) {
+      rep_ = std::make_shared<Rep>();
+    } else if (rep_.use_count() > 1) {
+      rep_ = std::make_shared<Rep>(*rep_);
+    }
     return *rep_;
   }
 
   Code code_ = Code::kSuccess;
-  std::unique_ptr<Rep> rep_;
+  std::shared_ptr<Rep> rep_;
 };
 
 }  // namespace berth::framework

@@ -37,6 +37,7 @@ struct QueuedPodInfo {
   std::set<std::string, std::less<>> pending_plugins;
   std::string gating_plugin;  // PreEnqueue plugin that gated it; empty when not gated
   uint64_t seq = 0;           // insertion order (file order in simulate)
+  size_t heap_slot = 0;       // its position in the queue's heap that holds it (queue internal)
 
   const api::Pod& Pod() const { return *pod_info->pod; }
 };

@@ -7,8 +7,8 @@ namespace berth::queue {
 
 void SchedulingQueue::PodHeap::Swap(size_t i, size_t j) {
   std::swap(items_[i], items_[j]);
-  index_[UidOf(items_[i]->Pod())] = i;
-  index_[UidOf(items_[j]->Pod())] = j;
+  items_[i]->heap_slot = i;
+  items_[j]->heap_slot = j;
 }
 
 bool SchedulingQueue::PodHeap::Up(size_t i) {
@@ -38,7 +38,8 @@ void SchedulingQueue::PodHeap::Down(size_t i) {
 }
 
 void SchedulingQueue::PodHeap::Push(QueuedPodInfoPtr p) {
-  index_[UidOf(p->Pod())] = items_.size();
+  p->heap_slot = items_.size();
+  index_[UidOf(p->Pod())] = p.get();
   items_.push_back(std::move(p));
   Up(items_.size() - 1);
 }
@@ -53,12 +54,12 @@ QueuedPodInfoPtr SchedulingQueue::PodHeap::Pop() {
 bool SchedulingQueue::PodHeap::Remove(const std::string& uid) {
   auto it = index_.find(uid);
   if (it == index_.end()) return false;
-  size_t i = it->second;
+  size_t i = it->second->heap_slot;
   index_.erase(it);
   size_t last = items_.size() - 1;
   if (i != last) {
     items_[i] = std::move(items_[last]);
-    index_[UidOf(items_[i]->Pod())] = i;
+    items_[i]->heap_slot = i;
   }
   items_.pop_back();
   if (i < items_.size() && !Up(i)) Down(i);
@@ -68,7 +69,8 @@ bool SchedulingQueue::PodHeap::Remove(const std::string& uid) {
 void SchedulingQueue::PodHeap::Fix(const std::string& uid) {
   auto it = index_.find(uid);
   if (it == index_.end()) return;
-  if (!Up(it->second)) Down(it->second);
+  const size_t i = it->second->heap_slot;
+  if (!Up(i)) Down(i);
 }
 
 }  // namespace berth::queue

@@ -156,7 +156,9 @@ class SchedulingQueue {
     void Down(size_t i);
     Before before_;
     std::vector<QueuedPodInfoPtr> items_;
-    std::unordered_map<std::string, size_t> index_;  // uid -> position in items_
+    // uid -> entry; its position is the entry's heap_slot (kept up to date by Swap), so sifting
+    // touches no map.
+    std::unordered_map<std::string, framework::QueuedPodInfo*> index_;
   };
   enum class Where { kActive, kBackoff, kUnschedulable };
   struct Location {
