@@ -5,7 +5,10 @@
 
 #include "cmd/berth/app/explain/main.h"
 
+#include <malloc.h>
+
 #include <csignal>
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -16,6 +19,12 @@
 #include "cmd/berth/app/simulate/main.h"
 
 int main(int argc, char** argv) {
+  // At most two malloc arenas (unless MALLOC_ARENA_MAX says otherwise). glibc's default is up to
+  // 8 per core, one per thread that allocates: objects decoded on an informer's thread and freed
+  // on the scheduling or a binding thread left each arena with its own free space, and the
+  // arenas' sum was a quarter of berth run's peak RSS on a 3000-pod backlog (59 -> 55 MB with 2;
+  // throughput unchanged: threads seldom allocate at the same moment).
+  if (std::getenv("MALLOC_ARENA_MAX") == nullptr) mallopt(M_ARENA_MAX, 2);
   // A peer that closes a connection (API server, extender, scraper) must surface as a write error
   // on that connection, never kill the process.
   std::signal(SIGPIPE, SIG_IGN);

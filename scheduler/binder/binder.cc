@@ -8,8 +8,13 @@
 
 namespace berth::binder {
 
-ThreadPoolExecutor::ThreadPoolExecutor(int workers, int max_workers)
-    : max_workers_(std::max(1, max_workers)) {
+namespace {
+// The pool whose worker runs on this thread (Submit from a task never blocks).
+thread_local const ThreadPoolExecutor* current_pool = nullptr;
+}  // namespace
+
+ThreadPoolExecutor::ThreadPoolExecutor(int workers, int max_workers, size_t max_queued)
+    : max_workers_(std::max(1, max_workers)), max_queued_(max_queued) {
   std::lock_guard lock(mu_);
   for (int i = 0; i < std::max(1, workers); ++i) threads_.emplace_back([this] { Loop(); });
 }
@@ -25,7 +30,10 @@ ThreadPoolExecutor::~ThreadPoolExecutor() {
 
 void ThreadPoolExecutor::Submit(BindingTask task) {
   {
-    std::lock_guard lock(mu_);
+    std::unique_lock lock(mu_);
+    if (max_queued_ > 0 && current_pool != this) {
+      space_cv_.wait(lock, [&] { return tasks_.size() < max_queued_; });
+    }
     tasks_.push_back(std::move(task));
     ++in_flight_;
     if (idle_ < static_cast<int>(tasks_.size()) &&
@@ -47,6 +55,7 @@ size_t ThreadPoolExecutor::InFlight() const {
 }
 
 void ThreadPoolExecutor::Loop() {
+  current_pool = this;
   for (;;) {
     BindingTask task;
     {
@@ -58,6 +67,7 @@ void ThreadPoolExecutor::Loop() {
       task = std::move(tasks_.front());
       tasks_.pop_front();
     }
+    if (max_queued_ > 0) space_cv_.notify_one();
     try {
       task.run();
     } catch (const std::exception& e) {

@@ -31,9 +31,15 @@ class BindingExecutor {
 
 // Elastic: starts with `workers` threads and adds one whenever a task arrives while every
 // thread is busy (binding tasks may block for minutes in WaitOnPermit), up to `max_workers`.
+//
+// max_queued > 0 bounds the tasks waiting for a worker: Submit then blocks while that many wait
+// (back-pressure on the scheduling thread, so that a backlog's assumed pods and their cycle
+// states do not pile up ahead of the workers). A task that submits to its own pool never blocks
+// (the workers that would drain the queue might all be waiting). Only for tasks that do not wait
+// on the submitting thread (not WaitOnPermit: gangs need the scheduling thread to go on).
 class ThreadPoolExecutor final : public BindingExecutor {
  public:
-  explicit ThreadPoolExecutor(int workers, int max_workers = 1024);
+  explicit ThreadPoolExecutor(int workers, int max_workers = 1024, size_t max_queued = 0);
   ~ThreadPoolExecutor() override;  // finishes queued tasks, then joins
   void Submit(BindingTask task) override;
   // Tasks submitted but not finished.
@@ -41,12 +47,14 @@ class ThreadPoolExecutor final : public BindingExecutor {
 
  private:
   void Loop();
-  mutable std::mutex mu_;  // guards tasks_, in_flight_, stop_
+  mutable std::mutex mu_;  // guards tasks_, in_flight_, idle_, stop_, threads_
   std::condition_variable cv_;
+  std::condition_variable space_cv_;  // a queued task was taken (max_queued_)
   std::deque<BindingTask> tasks_;
   size_t in_flight_ = 0;
   int idle_ = 0;
   const int max_workers_;
+  const size_t max_queued_;
   bool stop_ = false;
   std::vector<std::thread> threads_;
 };

@@ -59,5 +59,42 @@ TEST(ThreadPoolExecutorTest, ATaskThatThrowsDoesNotKillTheWorker) {
   EXPECT_EQ(RecoveredInBinding(), before + 1);
 }
 
+// max_queued: Submit waits while that many tasks wait for a worker, and goes on once one is
+// taken; a task that submits to its own pool does not wait (it would hold the worker that has
+// to drain the queue).
+TEST(ThreadPoolExecutorTest, SubmitWaitsWhileTheQueueIsFull) {
+  ThreadPoolExecutor pool(1, 1, 2);
+  std::atomic<bool> release{false};
+  std::atomic<int> ran{0};
+  auto blocked = [&] {
+    while (!release.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    ++ran;
+  };
+  pool.Submit(BindingTask{nullptr, blocked});  // taken by the worker
+  while (pool.InFlight() != 1) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  pool.Submit(BindingTask{nullptr, [&] { ++ran; }});  // queued: 1
+  pool.Submit(BindingTask{nullptr, [&] {
+                            ++ran;
+                            // Two wait behind this one at most; this Submit must not wait.
+                            pool.Submit(BindingTask{nullptr, [&] { ++ran; }});
+                          }});  // queued: 2
+  std::atomic<bool> third_submitted{false};
+  std::thread submitter([&] {
+    pool.Submit(BindingTask{nullptr, [&] { ++ran; }});
+    third_submitted = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_FALSE(third_submitted.load());  // the queue is full
+  release = true;
+  submitter.join();
+  EXPECT_TRUE(third_submitted.load());
+  for (int i = 0; i < 500 && pool.InFlight() > 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(pool.InFlight(), 0u);
+  EXPECT_EQ(ran.load(), 5);
+}
+
 }  // namespace
 }  // namespace berth::binder
