@@ -2,6 +2,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
 
 #include "plugins/inter_pod_affinity/filter_state.h"
 #include "plugins/inter_pod_affinity/inter_pod_affinity.h"
@@ -17,20 +22,75 @@ const framework::StateKey& PreFilterKey() {
 
 namespace {
 
-// One (topology key, node) a PreFilter counter gains 1 at.
-struct Hit {
-  enum Counter : uint8_t { kExistingAntiAffinity, kAffinity, kAntiAffinity };
-  uint32_t node;  // index into the visited nodes
-  Counter counter;
-  const std::string* key;
-  std::string_view value;  // the node's label for key
-};
+using Hit = InterPodAffinity::Hit;
 
 // Records a hit when the node carries the topology key (upstream ignores it otherwise).
 void AddHit(std::vector<Hit>& out, const api::Labels& node_labels, uint32_t node,
-            Hit::Counter counter, const std::string& key) {
+            Hit::Counter counter, uint32_t term, const std::string& key) {
   auto it = node_labels.find(key);
-  if (it != node_labels.end()) out.push_back({node, counter, &key, it->second});
+  if (it != node_labels.end()) out.push_back({node, counter, term, &key, it->second});
+}
+
+// Length-prefixed, so that no two different inputs give the same signature.
+void Put(std::string& out, std::string_view s) {
+  out += std::to_string(s.size());
+  out += ':';
+  out += s;
+}
+
+void PutSelector(std::string& out, const std::optional<api::LabelSelector>& sel) {
+  if (!sel) {
+    out += 'N';
+    return;
+  }
+  out += 'S';
+  for (const auto& [k, v] : sel->match_labels) {
+    Put(out, k);
+    Put(out, v);
+  }
+  out += '|';
+  for (const auto& r : sel->match_expressions) {
+    Put(out, r.key);
+    out += std::to_string(static_cast<int>(r.op));
+    for (const auto& v : r.values) Put(out, v);
+    out += ';';
+  }
+}
+
+void PutTerms(std::string& out, const std::vector<IncomingTerm>& terms) {
+  for (const auto& t : terms) {
+    const api::PodAffinityTerm& spec = *t.spec;
+    out += 'T';
+    PutSelector(out, spec.label_selector);
+    Put(out, spec.topology_key);
+    out += t.all_namespaces ? 'A' : 'L';
+    for (const auto& ns : t.namespaces) Put(out, ns);
+    out += '|';
+    for (const auto& k : spec.match_label_keys) Put(out, k);
+    out += '|';
+    for (const auto& k : spec.mismatch_label_keys) Put(out, k);
+  }
+}
+
+// Everything of the incoming pod that PreFilter's matching depends on: its namespace and that
+// namespace's labels, its labels, and its required terms with their resolved namespaces.
+std::string MatchSignature(const api::Pod& pod, const PreFilterState& s) {
+  std::string out;
+  Put(out, pod.metadata.namespace_);
+  for (const auto& [k, v] : pod.metadata.labels) {
+    Put(out, k);
+    Put(out, v);
+  }
+  out += '|';
+  for (const auto& [k, v] : s.namespace_labels) {
+    Put(out, k);
+    Put(out, v);
+  }
+  out += "|a";
+  PutTerms(out, s.affinity_terms);
+  out += "|n";
+  PutTerms(out, s.anti_affinity_terms);
+  return out;
 }
 
 TopologyCounts& CounterOf(PreFilterState* s, Hit::Counter c) {
@@ -136,30 +196,70 @@ framework::Status InterPodAffinity::PreFilter(framework::CycleState& state,
   const bool incoming_terms = !s->affinity_terms.empty() || !s->anti_affinity_terms.empty();
   const auto& to_visit = incoming_terms ? nodes : anti_nodes;
   const PreFilterState& st = *s;
+  // With terms of its own the pod visits the snapshot's whole node list, whose order is stable:
+  // its hits per node are remembered across cycles (memo_, see plugin.h).
+  std::unique_lock<std::mutex> memo_lock(memo_mu_, std::defer_lock);
+  const bool memo = incoming_terms;
+  if (memo) {
+    memo_lock.lock();
+    std::string signature = MatchSignature(incoming, st);
+    if (signature != memo_signature_) {
+      memo_signature_ = std::move(signature);
+      memo_.clear();
+    }
+    if (memo_.size() != to_visit.size()) memo_.resize(to_visit.size());
+  }
+  auto key_of = [&](const Hit& h) -> const std::string* {
+    switch (h.counter) {
+      case Hit::kAffinity:
+        return &st.affinity_terms[h.term].topology_key();
+      case Hit::kAntiAffinity:
+        return &st.anti_affinity_terms[h.term].topology_key();
+      case Hit::kExistingAntiAffinity:
+        break;
+    }
+    return h.key;  // the existing pod's term: alive while the node is unchanged
+  };
   std::vector<std::vector<Hit>> hits;
   ForEachNodeChunk(
       to_visit, &hits, [&](const framework::NodeInfo& node, uint32_t index, std::vector<Hit>& out) {
         if (node.node() == nullptr) return;
+        NodeHits* slot = memo ? &memo_[index] : nullptr;
+        if (slot != nullptr && slot->Valid(node)) {
+          for (Hit h : slot->hits) {
+            h.node = index;
+            h.key = key_of(h);
+            out.push_back(h);
+          }
+          return;
+        }
+        const size_t first = out.size();
         const api::Labels& labels = node.node()->metadata.labels;
         const auto& pods = incoming_terms ? node.pods() : node.pods_with_required_anti_affinity();
         for (const auto& other : pods) {
           const api::Pod& o = other->Pod();
           if (incoming_terms) {
             if (MatchesAll(st.affinity_terms, o)) {
-              for (const auto& t : st.affinity_terms) {
-                AddHit(out, labels, index, Hit::kAffinity, t.topology_key());
+              for (uint32_t i = 0; i < st.affinity_terms.size(); ++i) {
+                AddHit(out, labels, index, Hit::kAffinity, i, st.affinity_terms[i].topology_key());
               }
             }
-            for (const auto& t : st.anti_affinity_terms) {
-              if (t.Matches(o)) AddHit(out, labels, index, Hit::kAntiAffinity, t.topology_key());
+            for (uint32_t i = 0; i < st.anti_affinity_terms.size(); ++i) {
+              const IncomingTerm& t = st.anti_affinity_terms[i];
+              if (t.Matches(o)) AddHit(out, labels, index, Hit::kAntiAffinity, i, t.topology_key());
             }
           }
           if (!other->has_required_anti_affinity) continue;
           for (const auto& t : RequiredAntiAffinityTerms(o)) {
             if (ExistingTermMatches(t, o, incoming, st.namespace_labels)) {
-              AddHit(out, labels, index, Hit::kExistingAntiAffinity, t.topology_key);
+              AddHit(out, labels, index, Hit::kExistingAntiAffinity, 0, t.topology_key);
             }
           }
+        }
+        if (slot != nullptr) {
+          *slot = NodeHits{
+              &node, node.generation(), node.pods().data(), node.pods().size(),
+              std::vector<Hit>(out.begin() + static_cast<std::ptrdiff_t>(first), out.end())};
         }
       });
   ApplyHits(hits, to_visit, s.get());

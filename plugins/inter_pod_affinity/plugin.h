@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/value.h"
@@ -75,6 +77,37 @@ class InterPodAffinity final : public framework::PreFilterPlugin,
   // Labels of namespace `ns` (a copy: the store may change under us); empty when unknown, as
   // upstream's GetNamespaceLabelsSnapshot.
   api::Labels NamespaceLabels(const std::string& ns) const;
+
+ public:
+  // One (topology key, node) a PreFilter counter gains 1 at (filtering.cc).
+  struct Hit {
+    enum Counter : uint8_t { kExistingAntiAffinity, kAffinity, kAntiAffinity };
+    uint32_t node;  // index into the visited nodes
+    Counter counter;
+    uint32_t term;           // kAffinity / kAntiAffinity: the incoming pod's term
+    const std::string* key;  // the term's topology key
+    std::string_view value;  // the node's label for key
+  };
+
+ private:
+  // PreFilter's hits per node, kept across cycles while the node is unchanged and the incoming
+  // pod has the same signature (namespace, labels, terms): pods of one ReplicaSet or Job are
+  // scheduled one after the other, and between two of them only the chosen node changes, so
+  // matching every pod of every node again (upstream's cost) is needed for that node only.
+  struct NodeHits {
+    const framework::NodeInfo* info = nullptr;
+    int64_t generation = -1;
+    const void* pods = nullptr;
+    size_t num_pods = 0;
+    std::vector<Hit> hits;  // node index and the incoming terms' keys are set when replayed
+    bool Valid(const framework::NodeInfo& ni) const {
+      return info == &ni && generation == ni.generation() && pods == ni.pods().data() &&
+             num_pods == ni.pods().size();
+    }
+  };
+  mutable std::mutex memo_mu_;  // PreFilter holds it while it uses the memo
+  mutable std::string memo_signature_;
+  mutable std::vector<NodeHits> memo_;  // by index in the snapshot's node list
 
   // Runs fn(node, index, out) for every node, on the handle's parallelizer in chunks when there
   // are many; each chunk appends to its own (*outs)[chunk], so nothing is shared while matching.

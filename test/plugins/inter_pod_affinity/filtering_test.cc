@@ -639,6 +639,46 @@ TEST(InterPodAffinityFilterTest, AddRemovePod) {
   }
 }
 
+// PreFilter remembers each node's matches across cycles for pods of the same signature: the
+// verdicts follow a node whose pods changed, and a pod with other labels is matched afresh.
+TEST(InterPodAffinityFilterTest, RememberedMatchesFollowTheCluster) {
+  const api::Labels green{{"color", "green"}};
+  const std::vector<api::Node> nodes = {NodeWith("n1", {{"kubernetes.io/hostname", "n1"}}),
+                                        NodeWith("n2", {{"kubernetes.io/hostname", "n2"}}),
+                                        NodeWith("n3", {{"kubernetes.io/hostname", "n3"}})};
+  Env env = SetUpEnv(nodes, {WithLabels(MakePod("p1").Node("n1").Obj(), green)});
+  const auto& pre = env.As<framework::PreFilterPlugin>();
+  const auto& filter = env.As<framework::FilterPlugin>();
+  auto pending = [&](const std::string& name, const api::Labels& labels) {
+    return framework::MakePodInfo(std::make_shared<api::Pod>(
+        WithLabels(MakePod(name)
+                       .PodAntiAffinity(Term("color", kIn, {"green"}, "kubernetes.io/hostname"))
+                       .Obj(),
+                   labels)));
+  };
+  auto verdicts = [&](const framework::PodInfo& pod) {
+    framework::CycleState state;
+    framework::PreFilterResult result;
+    EXPECT_TRUE(pre.PreFilter(state, pod, env.Nodes(), &result).IsSuccess());
+    std::vector<std::string> out;
+    for (const auto& n : nodes) {
+      out.push_back(Describe(filter.Filter(state, pod, env.Node(n.metadata.name))));
+    }
+    return out;
+  };
+  EXPECT_EQ(verdicts(*pending("a", green)), (std::vector<std::string>{kAntiU, kOk, kOk}));
+  // The scheduler places a green pod on n2: the cache gives the node a new generation.
+  auto& n2 = const_cast<framework::NodeInfo&>(env.Node("n2"));
+  n2.AddPod(framework::MakePodInfo(
+      std::make_shared<api::Pod>(WithLabels(MakePod("p2").Node("n2").Obj(), green))));
+  n2.set_generation(n2.generation() + 100);
+  EXPECT_EQ(verdicts(*pending("b", green)), (std::vector<std::string>{kAntiU, kAntiU, kOk}));
+  // A pod with other labels: its own term still matches the green pods.
+  EXPECT_EQ(verdicts(*pending("c", {{"color", "blue"}})),
+            (std::vector<std::string>{kAntiU, kAntiU, kOk}));
+  EXPECT_EQ(verdicts(*pending("d", green)), (std::vector<std::string>{kAntiU, kAntiU, kOk}));
+}
+
 // matchLabelKeys / mismatchLabelKeys are merged from the term owner's labels (KEP-3633).
 TEST(InterPodAffinityFilterTest, MatchLabelKeys) {
   const std::vector<api::Node> nodes = {NodeWith("nodeA", {{"zone", "z1"}}),
