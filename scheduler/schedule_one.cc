@@ -358,6 +358,9 @@ Status Scheduler::FindNodesThatPassFilters(runtime::Framework& fwk,
   // statuses of rejected nodes before the cut, and reset the buffers.
   int processed = 0;
   int kept = 0;
+  // Rejections mostly repeat a plugin's shared Status (status.h): note each plugin once.
+  const std::string* last_plugin = nullptr;
+  Code last_code = Code::kSuccess;
   for (size_t idx = 0; idx < static_cast<size_t>(num_all) && filter_state_[idx] != 0; ++idx) {
     if (kept < to_find) {
       const framework::NodeInfo* node = nodes[(start + idx) % static_cast<size_t>(num_all)];
@@ -366,7 +369,12 @@ Status Scheduler::FindNodesThatPassFilters(runtime::Framework& fwk,
         ++kept;
         processed = static_cast<int>(idx) + 1;
       } else if (filter_status_[idx]) {
-        AddPluginStatus(diag, *filter_status_[idx]);
+        const Status& st = *filter_status_[idx];
+        if (&st.plugin() != last_plugin || st.code() != last_code) {
+          AddPluginStatus(diag, st);
+          last_plugin = &st.plugin();
+          last_code = st.code();
+        }
         diag->node_to_status.Append(node->name(), std::move(*filter_status_[idx]), node);
         processed = static_cast<int>(idx) + 1;
       }
