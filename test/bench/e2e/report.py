@@ -5,6 +5,7 @@ write(out, data) returns the names of the files written. data is e2e.json's obje
 date, wall_seconds, machine, config, phases, results (one per run), steady, bench, failures.
 """
 import os
+import re
 import statistics
 
 import plot
@@ -28,8 +29,11 @@ MODE_TEXT = {
              "every scheduler). CPU = the scheduler's utime+stime over that window.",
     "backlog": "Backlog: every pod exists before the scheduler starts; the clock runs from the "
                "scheduler's process start (start-up and the initial LIST included) until every "
-               "pod is bound; CPU from process start. p50/s skips the first second. No "
-               "SchedulingWithMixedChurn (its churn needs a running scheduler first)."}
+               "pod is bound; CPU from process start. p50/s skips the first second. "
+               "{churn}"}
+CHURN_TEXT = {False: "No SchedulingWithMixedChurn (run.py --backlog-churn adds it).",
+              True: "SchedulingWithMixedChurn: its churn pods (pods/3) are created already bound "
+                    "and deleted during the window, one per three pods bound."}
 
 
 def _finite(vals):
@@ -112,12 +116,20 @@ def ordered(ws):
     return [w for w in ALL_WORKLOADS if w in ws]
 
 
+def upstream_version(cfg):
+    if cfg.get("upstream"):
+        return cfg["upstream"]
+    here = os.path.dirname(os.path.abspath(__file__))
+    with open(os.path.join(here, "..", "..", "cluster", "VERSION")) as f:
+        return f.read().strip()
+
+
 def header(data):
     cfg = data.get("config", {})
     mc = data.get("machine", {})
     sizes = cfg.get("sizes") or sorted({r.get("nodes", 0) for r in data["results"]})
     workloads = cfg.get("workloads") or ordered({r["workload"] for r in data["results"]})
-    L = [f"# berth vs kube-scheduler {cfg.get('upstream', '')} vs null binder "
+    L = [f"# berth vs kube-scheduler {upstream_version(cfg)} vs null binder "
          "(same kube-apiserver)\n"]
     L.append(f"- Command: `{data['command']}`")
     wall = data.get("wall_seconds")
@@ -168,18 +180,21 @@ def header(data):
     L.append("- pods/s = bound pods / (last bind − clock start); p50/s = median of the "
              "per-second bound counts (whole seconds); CPU s/1000 pods = scheduler utime+stime "
              "per 1000 bound pods; peak RSS = VmHWM of the scheduler process; apiserver+etcd CPU "
-             "over the window; wall s = the run with its set-up and cleanup.")
+             "over the window; create s (paced) = until the last create returned; wall s = the "
+             "run with its set-up and cleanup.")
     return L
 
 
 def mode_section(key, by_w, cfg, out):
     nodes, mode = key
     L = [f"\n## {nodes} nodes, {mode}\n",
-         MODE_TEXT[mode].format(threads=cfg.get("create_threads", 4)) + "\n"]
+         MODE_TEXT[mode].format(threads=cfg.get("create_threads", 4),
+                               churn=CHURN_TEXT[bool(cfg.get("backlog_churn"))]) + "\n"]
+    paced = mode == "paced"
     L.append("| workload | scheduler | pods | complete | seconds | pods/s | min–max | p50/s | "
              "CPU s/1000 pods | min–max | peak RSS MB | min–max | apiserver+etcd CPU s | "
-             "wall s |")
-    L.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+             + ("create s | " if paced else "") + "wall s |")
+    L.append("|---|---|" + "---:|" * (13 if paced else 12))
     for w in ordered(by_w):
         for s in SCHEDULERS:
             m = by_w[w].get(s)
@@ -190,7 +205,9 @@ def mode_section(key, by_w, cfg, out):
                      f"{f2(m['seconds'])} | **{f0(p[0])}** | {f0(p[1])}–{f0(p[2])} | "
                      f"{f0(m['p50_per_second'])} | {f3(c[0])} | {f3(c[1])}–{f3(c[2])} | "
                      f"{f0(r[0])} | {f0(r[1])}–{f0(r[2])} | "
-                     f"{f2(m['apiserver_etcd_cpu_seconds'])} | {f0(m['wall_seconds'])} |")
+                     f"{f2(m['apiserver_etcd_cpu_seconds'])} | "
+                     + (f"{f2(m['create_seconds'])} | " if paced else "")
+                     + f"{f0(m['wall_seconds'])} |")
     if DRA in by_w:
         parts = []
         for s in SCHEDULERS:
@@ -222,13 +239,17 @@ def mode_section(key, by_w, cfg, out):
                      ("cpu_per_1000", "CPU s per 1000 pods"), ("peak_rss_mb", "peak RSS MB")):
         panels.append((label, {(SHORT[w], s): by_w[w][s][k] for w in ws for s in by_w[w]}))
     plot.bar_chart(os.path.join(out, png), f"{nodes} nodes, {mode}: berth vs kube-scheduler "
-                   f"{cfg.get('upstream', '')} vs null binder", panels, [SHORT[w] for w in ws],
+                   f"{upstream_version(cfg)} vs null binder", panels, [SHORT[w] for w in ws],
                    SCHEDULERS, COLORS)
     L.append(f"\n![{nodes} nodes, {mode}]({png})")
     return L, png
 
 
-def steady_section(steady):
+def f1(x):
+    return "–" if x != x else f"{x:.1f}"
+
+
+def steady_section(steady, cfg):
     """Idle VmRSS per (nodes, bound pods) and the increments per 1000 nodes / 10000 pods."""
     pts = {}
     for r in steady:
@@ -236,8 +257,9 @@ def steady_section(steady):
     L = ["\n## Steady-state RSS (idle, after sync)\n",
          "Each scheduler is started on the cluster as it is (no pending pods, no ResourceSlices), "
          "binds one warm-up pod (synced), and its VmRSS is sampled every second until at least "
-         "10 s have passed and the last 5 samples are within 2%. Bound pods: created with "
-         "spec.nodeName set (nobody schedules them), as a cluster's running pods.\n",
+         f"{cfg.get('steady_wait', 10):g} s have passed and the last 5 samples are within 2% "
+         "(or 1 MB); the last sample counts. Bound pods: created with spec.nodeName set "
+         "(nobody schedules them), as a cluster's running pods.\n",
          "| cluster | berth VmRSS MB | upstream VmRSS MB | berth/upstream | berth VmHWM | "
          "upstream VmHWM | settled (s after sync) |",
          "|---|---:|---:|---:|---:|---:|---|"]
@@ -251,7 +273,7 @@ def steady_section(steady):
             f"{s} {med(r['settle_seconds'] for r in by[s]):.0f}"
             + ("" if all(r["stable"] for r in by[s]) else " (not stable)")
             for s in ("berth", "upstream") if s in by)
-        L.append(f"| {nodes} nodes, {k} bound pods | {f0(b)} | {f0(u)} | {f2(ratio(b, u))} | "
+        L.append(f"| {nodes} nodes, {k} bound pods | {f1(b)} | {f1(u)} | {f2(ratio(b, u))} | "
                  f"{f0(med(r['peak_rss_mb'] for r in by.get('berth', [])))} | "
                  f"{f0(med(r['peak_rss_mb'] for r in by.get('upstream', [])))} | {settle} |")
     empty = sorted(n for (n, k) in rss if k == 0)
@@ -306,7 +328,16 @@ def timing_section(data, summary):
     return L
 
 
+def upgrade(data):
+    """e2e.json written before --nodes took a list has one size: its command line's (or the
+    default then, 1000)."""
+    m = re.search(r"--nodes[ =](\d+)", data.get("command", ""))
+    for r in data["results"]:
+        r.setdefault("nodes", int(m.group(1)) if m else 1000)
+
+
 def write(out, data):
+    upgrade(data)
     summary = summarize(data["results"])
     cfg = data.get("config", {})
     L = header(data)
@@ -316,7 +347,7 @@ def write(out, data):
         L += sec
         written.append(png)
     if data.get("steady"):
-        L += steady_section(data["steady"])
+        L += steady_section(data["steady"], cfg)
     if data.get("bench"):
         L += bench_section(data["bench"])
     fails = data.get("failures") or []

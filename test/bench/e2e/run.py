@@ -4,9 +4,17 @@
 Python 3 standard library only (report.py and plot.py next to this file; plot.py uses matplotlib
 when it is importable). Usage (from the repository root):
 
-    test/bench/e2e/run.py [--nodes 1000,5000] [--pods 3000,5000] [--pods-for W=N,N ...]
+    test/bench/e2e/run.py [--nodes 1000,5000] [--pods 3000,1500] [--pods-for W=N,N ...]
                           [--repeats 3] [--backlog-repeats 3] [--mode both|paced|backlog|steady]
                           [--workloads SchedulingBasic,...] [--no-steady-state] [--out DIR]
+
+Without flags it runs issue 18's matrix: 1000 and 5000 nodes; SchedulingBasic,
+TopologySpreading, SchedulingPodAntiAffinity, SchedulingWithMixedChurn (paced only),
+SchedulingWithResourceClaimTemplate; berth, upstream and the ceiling; 3 paced and 3 backlog
+repeats; steady-state RSS; berth-bench. Pods per run: 3000 at 1000 nodes and 1500 at 5000 nodes,
+except SchedulingPodAntiAffinity 1000 and the DRA workload 500 at both sizes (upstream binds DRA
+pods at ~40/s here). That takes about 22 minutes on the 2-core benchmark machine (RESULTS.md,
+"Two sizes in one invocation").
 
 One test cluster (test/cluster/up: etcd + kube-apiserver at test/cluster/VERSION) is started. The
 nodes are API objects (scheduler_perf's makeBaseNode: 4 cpu / 32Gi / 110 pods, Ready), created
@@ -29,7 +37,9 @@ Modes (--mode both runs paced, then backlog; each workload's pods in a fresh nam
            utime+stime deltas over that window, peak RSS is VmHWM.
   backlog  every pod is created first (--backlog-create-threads clients), then the scheduler is
            started and the clock runs from its process start until every pod is bound (start-up and
-           the initial LIST count; CPU from process start). SchedulingWithMixedChurn is paced only.
+           the initial LIST count; CPU from process start). SchedulingWithMixedChurn only with
+           --backlog-churn (its churn pods are then created already bound, and deleted during the
+           window, one per three pods bound).
 After the runs of a size (unless --no-steady-state), berth's and upstream's idle VmRSS is measured
 with no pods, and at the last size also with --steady-pods pods already bound (spec.nodeName set
 at create): see steady_state.
@@ -103,8 +113,8 @@ BINDER_WORKERS = 64
 # Without --pods: pods per run by node count (any other count: the last entry's). Without --pods
 # and --pods-for W: DEFAULT_PODS_FOR, by node count likewise.
 DEFAULT_NODES = "1000,5000"
-DEFAULT_PODS = {1000: 3000, 5000: 3000}
-DEFAULT_PODS_FOR = {ANTI: {1000: 1000, 5000: 1000}, DRA: {1000: 2000, 5000: 2000}}
+DEFAULT_PODS = {1000: 3000, 5000: 1500}
+DEFAULT_PODS_FOR = {ANTI: {1000: 1000, 5000: 1000}, DRA: {1000: 500, 5000: 500}}
 
 GANG_PROFILE = """  plugins:
     multiPoint:
@@ -438,7 +448,9 @@ def machine_facts(berth_path, upstream_bin):
             "berth_binary": berth_path, "berth_binary_mtime": mtime,
             # The commit of the tree the binary sits in (BERTH_BINARY may be another checkout's).
             "berth_commit": git_commit(os.path.dirname(os.path.abspath(berth_path))),
-            "harness_commit": git_commit(ROOT),
+            "harness_commit": git_commit(ROOT) + (" (test/bench/e2e modified)" if subprocess.run(
+                ["git", "-C", ROOT, "status", "--porcelain", "--", "test/bench/e2e/*.py"],
+                capture_output=True, text=True).stdout.strip() else ""),
             "upstream": (up.stdout or up.stderr).strip() or UPSTREAM}
 
 
@@ -890,7 +902,15 @@ profiles:
         self.new_namespace(ns, workload, n)
         pods = workload_pods(workload, n, ns, SCHED_NAME[sched])
         dra = workload == DRA
-        errs = parallel(self.port, self.ctx, pods, lambda c, o: create_pod(c, ns, o, dra),
+        churn = []
+        if workload == CHURN:
+            # --backlog-churn: n/3 churn pods already running (spec.nodeName set at create,
+            # round-robin), deleted during the window, one per three measured pods bound.
+            churn = [base_pod(f"churn-{i}", ns, "nobody") for i in range(n // 3)]
+            for i, o in enumerate(churn):
+                o["spec"]["nodeName"] = f"node-{i % self.nodes}"
+        errs = parallel(self.port, self.ctx, churn + pods,
+                        lambda c, o: create_pod(c, ns, o, dra),
                         self.args.backlog_create_threads)
         if errs:
             raise RuntimeError(f"creating the backlog: {errs[:3]}")
@@ -929,6 +949,19 @@ profiles:
                 k += 1
 
         threading.Thread(target=sampler, daemon=True).start()
+
+        def deleter():
+            conn = Conn(self.port, self.ctx)
+            for i, o in enumerate(churn):
+                while total - len(expected) < 3 * (i + 1) and not stop_sampling.is_set():
+                    time.sleep(0.002)
+                if stop_sampling.is_set():
+                    return
+                conn.request("DELETE", f"/api/v1/namespaces/{ns}/pods/{o['metadata']['name']}",
+                             {"gracePeriodSeconds": 0})
+
+        if churn:
+            threading.Thread(target=deleter, daemon=True).start()
         api0 = proc_cpu(self.apiserver_pid) + proc_cpu(self.etcd_pid)
         finished = done.wait(self.args.timeout)
         stop_sampling.set()
@@ -958,6 +991,8 @@ profiles:
         else:
             self.api_delete(f"/api/v1/namespaces/{ns}/pods", ns)
             self.api_delete(f"{RES}/namespaces/{ns}/resourceclaims", ns, finalizers=True)
+            self.conn.request("DELETE",
+                              f"/apis/scheduling.x-k8s.io/v1alpha1/namespaces/{ns}/podgroups")
         self.wait_empty(f"/api/v1/namespaces/{ns}/pods", f"pods of {ns}")
         self.wait_empty(f"{RES}/namespaces/{ns}/resourceclaims", f"claims of {ns}")
 
@@ -1178,6 +1213,9 @@ def main():
                     help="paced: measure from the first create (pods created while the scheduler "
                     "runs); backlog: pods created first, measured from scheduler start; steady: "
                     "only the steady-state RSS")
+    ap.add_argument("--backlog-churn", action="store_true",
+                    help="also run SchedulingWithMixedChurn in backlog mode (its churn pods "
+                    "created already bound, deleted during the window)")
     ap.add_argument("--no-steady-state", action="store_true",
                     help="skip the idle-RSS measurement after each size")
     ap.add_argument("--steady-pods", type=int, default=10000,
@@ -1216,6 +1254,7 @@ def main():
                        "backlog_create_threads": args.backlog_create_threads,
                        "binder_workers": args.binder_workers, "binder_qps": args.binder_qps,
                        "binder_burst": args.binder_burst, "cleanup": args.cleanup,
+                       "backlog_churn": args.backlog_churn,
                        "steady_pods": args.steady_pods, "steady_wait": args.steady_wait,
                        "upstream": UPSTREAM}}
 
@@ -1243,7 +1282,7 @@ def main():
                 reps = args.backlog_repeats if mode == "backlog" else args.repeats
                 order = workloads if mode == "paced" else list(reversed(workloads))
                 for w in order:
-                    if mode == "backlog" and w == CHURN:
+                    if mode == "backlog" and w == CHURN and not args.backlog_churn:
                         continue
                     b.prepare(w)
                     for rep in range(reps):
