@@ -1,40 +1,74 @@
 #!/usr/bin/env python3
-"""berth vs upstream kube-scheduler vs a null binder, on one real kube-apiserver (issue 8).
+"""berth vs upstream kube-scheduler vs a null binder, on one real kube-apiserver (issues 8, 18).
 
-Python 3 standard library only. Usage (from the repository root):
+Python 3 standard library only (report.py and plot.py next to this file; plot.py uses matplotlib
+when it is importable). Usage (from the repository root):
 
-    test/bench/e2e/run.py [--nodes 1000] [--pods 3000] [--repeats 3]
-                          [--workloads SchedulingBasic,...] [--out bench-results]
+    test/bench/e2e/run.py [--nodes 1000,5000] [--pods 3000,1500] [--pods-for W=N,N ...]
+                          [--repeats 3] [--backlog-repeats 3] [--mode both|paced|backlog|steady]
+                          [--workloads SchedulingBasic,...] [--no-steady-state] [--out DIR]
 
-One test cluster (test/cluster/up: etcd + kube-apiserver at test/cluster/VERSION) is started; N nodes are
-created as API objects (scheduler_perf's makeBaseNode: 4 cpu / 32Gi / 110 pods, Ready). For
-every workload and repeat, every scheduler runs in turn (the order alternates between repeats):
+Without flags it runs issue 18's matrix: 1000 and 5000 nodes; SchedulingBasic,
+TopologySpreading, SchedulingPodAntiAffinity, SchedulingWithMixedChurn (paced only),
+SchedulingWithResourceClaimTemplate; berth, upstream and the ceiling; 3 paced and 3 backlog
+repeats; steady-state RSS; berth-bench. Pods per run: 3000 at 1000 nodes and 1500 at 5000 nodes,
+except SchedulingPodAntiAffinity 1000 and the DRA workload 500 at both sizes (upstream binds DRA
+pods at ~40/s here). That takes about 22 minutes on the 2-core benchmark machine (RESULTS.md,
+"Two sizes in one invocation").
 
-  berth     build/cmd/berth/berth run (leaderElect false, qps/burst 5000/5000)
-  upstream  kube-scheduler (test/cluster/VERSION) from test/cluster (same qps/burst, leaderElect false)
+One test cluster (test/cluster/up: etcd + kube-apiserver at test/cluster/VERSION) is started. The
+nodes are API objects (scheduler_perf's makeBaseNode: 4 cpu / 32Gi / 110 pods, Ready), created
+size by size: the first --nodes value, every run at that size, then the nodes up to the next value,
+and so on. At every size, for every workload and repeat, each scheduler runs in turn (the order
+alternates between repeats):
+
+  berth     `berth run` (BERTH_BINARY, else build/cmd/berth/berth; leaderElect false, qps/burst
+            5000/5000)
+  upstream  kube-scheduler (test/cluster/VERSION) from test/cluster (same qps/burst)
   ceiling   test/bench/nullbinder (Go, client-go; built by its build.sh): an informer on the
             unbound pods of its schedulerName and --binder-workers goroutines POSTing Bindings
-            round-robin over the nodes, no filtering, over client-go's HTTP/2 transport with
-            protobuf, no client rate limit (--binder-qps): the API server's ceiling
+            round-robin over the nodes, no filtering, HTTP/2 + protobuf, no client rate limit
+            (--binder-qps): the API server's ceiling
 
-Each run: start the scheduler, wait until it has bound one warm-up pod (informers synced), then
-create the workload's pods in a fresh namespace with a small client pool and measure from the
-first create until every pod has spec.nodeName (seen through a watch). CPU seconds come from
-/proc/<pid>/stat (utime+stime) deltas over the measured window, peak RSS from VmHWM. Then the
-pods are deleted (gracePeriodSeconds 0) and the scheduler is stopped.
+Modes (--mode both runs paced, then backlog; each workload's pods in a fresh namespace):
+  paced    the scheduler runs and has bound one warm-up pod (informers synced); the pods are then
+           created with --create-threads clients and the clock runs from the first create until
+           every pod has spec.nodeName (seen through a watch). CPU seconds are /proc/<pid>/stat
+           utime+stime deltas over that window, peak RSS is VmHWM.
+  backlog  every pod is created first (--backlog-create-threads clients), then the scheduler is
+           started and the clock runs from its process start until every pod is bound (start-up and
+           the initial LIST count; CPU from process start). SchedulingWithMixedChurn only with
+           --backlog-churn (its churn pods are then created already bound, and deleted during the
+           window, one per three pods bound).
+After the runs of a size (unless --no-steady-state), berth's and upstream's idle VmRSS is measured
+with no pods, and at the last size also with --steady-pods pods already bound (spec.nodeName set
+at create): see steady_state.
 
---mode both (default) then repeats the matrix in "backlog" mode (--backlog-repeats, default 1):
-all pods are created first and the clock runs from the scheduler's process start; on 2 cores the
-paced mode is bounded by pod creation. --report-only rebuilds the reports from e2e.json.
+SchedulingWithResourceClaimTemplate (DRA, as test/bench/workloads.cc and scheduler_perf): one
+DeviceClass, one ResourceSlice of 10 devices per node (created for that workload only, deleted
+after it), one ResourceClaimTemplate per namespace. The cluster runs no kube-controller-manager,
+so run.py plays its resourceclaim controller as test/integration/test_dra.py does: for every pod
+it creates the claim (owned by the pod) and records it in the pod's status.resourceClaimStatuses
+(pods/status). In backlog mode that is done before the clock starts; in paced mode it is part of
+each pod's creation (pod, claim, status: three requests per pod inside the measured window). The
+null binder binds those pods without allocating their claims.
 
-Outputs <out>/e2e.md, <out>/e2e.json, <out>/e2e.png (paced), <out>/e2e-backlog.png and
-<out>/logs/ (scheduler logs; berth's /metrics after each run, see metrics_summary.py).
-Results and their analysis: test/bench/e2e/RESULTS.md.
+Between runs the run's namespace is removed directly in etcd (its pods, events, claims, PodGroups
+and the namespace: one range delete each, through etcd's JSON gateway), which takes well under a
+second where deleting 5000 pods through the API takes ~10 s; the next run starts once the API
+server's cache shows the namespace empty. --cleanup api deletes through the API server instead.
+
+Outputs <out>/e2e.md (per size and mode: median, min-max, ratios; steady-state RSS; berth-bench),
+<out>/e2e-<nodes>-<mode>.png, <out>/e2e.json (every run, the machine, the settings: --report-only
+rebuilds the reports from it), <out>/logs/ (scheduler logs; berth's /metrics after each run, see
+metrics_summary.py). Results and their analysis: test/bench/e2e/RESULTS.md.
 """
 import argparse
+import base64
 import http.client
 import json
 import os
+import platform
 import queue
 import re
 import signal
@@ -44,27 +78,43 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 sys.path.insert(0, os.path.join(ROOT, "test/integration"))
+sys.path.insert(0, HERE)
+
+import report  # noqa: E402 - after the path set-up
 
 with open(os.path.join(ROOT, "test", "cluster", "VERSION")) as _f:
     UPSTREAM = _f.read().strip()  # the kube-scheduler version berth targets, e.g. v1.37.2
 TOKEN = "berth-test-admin-token"
 CLK_TCK = os.sysconf("SC_CLK_TCK")
-ALL_WORKLOADS = ["SchedulingBasic", "SchedulingNodeAffinity", "SchedulingPodAntiAffinity",
-                 "TopologySpreading", "SchedulingWithMixedChurn", "Gang"]
+DRA = "SchedulingWithResourceClaimTemplate"
+CHURN = "SchedulingWithMixedChurn"
+ANTI = "SchedulingPodAntiAffinity"
+ALL_WORKLOADS = report.ALL_WORKLOADS
+# Issue 18's set. The DRA workload is last: in backlog mode the workloads run in reverse order, so
+# its ResourceSlices are created once and deleted once per size.
+DEFAULT_WORKLOADS = ["SchedulingBasic", "TopologySpreading", ANTI, CHURN, DRA]
 SCHEDULERS = ["berth", "upstream", "ceiling"]
 SCHED_NAME = {"berth": "berth-scheduler", "upstream": "upstream-scheduler",
               "ceiling": "null-binder"}
 BENCH_NAME = {"SchedulingBasic": "SchedulingBasic", "SchedulingNodeAffinity":
-              "SchedulingNodeAffinity", "SchedulingPodAntiAffinity": "SchedulingPodAntiAffinity",
-              "TopologySpreading": "TopologySpreading", "Gang": "Gang3"}
+              "SchedulingNodeAffinity", ANTI: ANTI, "TopologySpreading": "TopologySpreading",
+              DRA: DRA, "Gang": "Gang3"}
 GANG_SIZE = 3
 # The null binder's workers: past the knee of the saturation sweep in RESULTS.md ("A real
 # ceiling"), where more workers no longer raise its rate.
 BINDER_WORKERS = 64
+# Default sizes and pods per run (chosen so that the default invocation takes ~25 minutes on the
+# 2-core benchmark machine; see RESULTS.md "Two sizes in one invocation").
+# Without --pods: pods per run by node count (any other count: the last entry's). Without --pods
+# and --pods-for W: DEFAULT_PODS_FOR, by node count likewise.
+DEFAULT_NODES = "1000,5000"
+DEFAULT_PODS = {1000: 3000, 5000: 1500}
+DEFAULT_PODS_FOR = {ANTI: {1000: 1000, 5000: 1000}, DRA: {1000: 500, 5000: 500}}
 
 GANG_PROFILE = """  plugins:
     multiPoint:
@@ -77,15 +127,22 @@ GANG_PROFILE = """  plugins:
     args: {permitWaitingTimeSeconds: 30}
 """
 
+RES = "/apis/resource.k8s.io/v1"
+DRA_DRIVER = "test-driver.cdi.k8s.io"
+DRA_CLAIM_SPEC = {"devices": {"requests": [
+    {"name": "req-0", "exactly": {"deviceClassName": "test-class"}}]}}
+
 
 # ---------------------------------------------------------------- HTTP (persistent connections)
 class Conn:
-    """One persistent HTTPS connection to the API server (http.client), reconnecting on error."""
+    """One persistent HTTPS connection to the API server (http.client), reconnecting on error.
+    request() retries 429/5xx and connection errors (5 attempts) and returns (status, body);
+    status 0 means every attempt failed to connect."""
 
     def __init__(self, port, ctx):
         self.port, self.ctx, self.c = port, ctx, None
 
-    def request(self, method, path, body=None, ctype="application/json", ok=(200, 201, 202)):
+    def request(self, method, path, body=None, ctype="application/json"):
         data = None if body is None else json.dumps(body).encode()
         headers = {"Authorization": "Bearer " + TOKEN, "Accept": "application/json"}
         if data is not None:
@@ -101,8 +158,6 @@ class Conn:
                 if r.status == 429 or r.status >= 500:
                     time.sleep(0.05 * (attempt + 1))
                     continue
-                if r.status not in ok:
-                    return r.status, raw
                 return r.status, raw
             except (OSError, http.client.HTTPException):
                 if self.c is not None:
@@ -117,7 +172,8 @@ def api_ctx(cluster_dir):
 
 
 def parallel(port, ctx, items, fn, threads):
-    """Runs fn(conn, item) for every item on `threads` threads, each with its own connection."""
+    """Runs fn(conn, item) for every item on `threads` threads, each with its own connection;
+    returns the errors raised (repr), at most the first 20."""
     q = queue.Queue()
     for it in items:
         q.put(it)
@@ -132,8 +188,9 @@ def parallel(port, ctx, items, fn, threads):
                 return
             try:
                 fn(conn, it)
-            except Exception as e:  # noqa: BLE001 - report and continue
-                errors.append(repr(e))
+            except Exception as e:  # noqa: BLE001 - collected and reported by the caller
+                if len(errors) < 20:
+                    errors.append(repr(e))
 
     ts = [threading.Thread(target=worker, daemon=True) for _ in range(threads)]
     for t in ts:
@@ -141,6 +198,12 @@ def parallel(port, ctx, items, fn, threads):
     for t in ts:
         t.join()
     return errors
+
+
+def must(st, raw, what, ok=(200, 201)):
+    if st not in ok:
+        raise RuntimeError(f"{what}: HTTP {st} {raw[:300]!r}")
+    return raw
 
 
 class PodWatch:
@@ -234,11 +297,15 @@ def workload_pods(workload, n, ns, sched):
                 "whenUnsatisfiable": "DoNotSchedule",
                 "labelSelector": {"matchExpressions": [
                     {"key": "color", "operator": "In", "values": ["blue"]}]}}]
-        elif workload == "SchedulingPodAntiAffinity":
+        elif workload == ANTI:
             meta["labels"].update({"color": "green", "name": "test"})
             spec["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{
                 "labelSelector": {"matchLabels": {"color": "green"}},
                 "topologyKey": "kubernetes.io/hostname"}]}}
+        elif workload == DRA:
+            del spec["containers"][0]["ports"]
+            spec["resourceClaims"] = [{"name": "resource",
+                                       "resourceClaimTemplateName": "test-claim-template"}]
         elif workload == "Gang":
             meta["labels"]["scheduling.x-k8s.io/pod-group"] = f"group-{i // GANG_SIZE}"
         pods.append(p)
@@ -246,6 +313,9 @@ def workload_pods(workload, n, ns, sched):
 
 
 def node_zone(workload, i):
+    """The zone label node i needs for the workload; None when the workload does not care (its
+    pods have no zone term, and pods without owners get no default spreading), so the labels
+    stay as they are and nodes are relabelled only for the workloads that need it."""
     if workload == "SchedulingNodeAffinity":
         return "zone1"
     if workload == "TopologySpreading":
@@ -253,7 +323,74 @@ def node_zone(workload, i):
     return None
 
 
-# ---------------------------------------------------------------- /proc
+def device_class():
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+            "metadata": {"name": "test-class"},
+            "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRA_DRIVER}"'}}]}}
+
+
+def resource_slice(i):
+    """Node i's slice: 10 devices with test/bench/workloads.cc's attributes and capacities
+    (scheduler_perf's resourceslice-basic-devices.yaml)."""
+    name = f"resourceslice-{i}"
+    devices = []
+    for d in range(10):
+        root = str(d % 2)
+        devices.append({
+            "name": f"basic-device-{d}",
+            "attributes": {
+                "driver": {"string": "xe"}, "driverVersion": {"version": "1.2.3"},
+                "resource.k8s.io/pciRoot": {"string": root},
+                "family": {"string": "Arc Pro B-Series"}, "health": {"string": "Healthy"},
+                "model": {"string": "B60"}, "pciAddress": {"string": f"0000:0{d}:00.0"},
+                "pciId": {"string": "0xe211"}, "pciRoot": {"string": "0" + root},
+                "resource.kubernetes.io/pciBusID": {"string": f"0000:0{d}:00.0"},
+                "resource.kubernetes.io/pciRoot": {"string": "pci0000:0" + root},
+                "sriov": {"bool": True}, "type": {"string": "gpu"}},
+            "capacity": {"memory": {"value": "24480Mi"}, "millicores": {"value": "1k"}}})
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+            "metadata": {"name": name},
+            "spec": {"driver": DRA_DRIVER, "nodeName": f"node-{i}",
+                     "pool": {"name": name, "generation": 1, "resourceSliceCount": 1},
+                     "devices": devices}}
+
+
+def claim_template():
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+            "metadata": {"name": "test-claim-template"}, "spec": {"spec": DRA_CLAIM_SPEC}}
+
+
+def pod_claim(pod_name, uid):
+    """The claim kube-controller-manager's resourceclaim controller would make from the template
+    for the pod's claim "resource": owned by (controlled by) the pod, which the scheduler checks."""
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+            "metadata": {"name": f"{pod_name}-resource",
+                         "annotations": {"resource.kubernetes.io/pod-claim-name": "resource"},
+                         "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": pod_name,
+                                              "uid": uid, "controller": True,
+                                              "blockOwnerDeletion": True}]},
+            "spec": DRA_CLAIM_SPEC}
+
+
+def create_pod(conn, ns, pod, dra):
+    """Creates the pod; for the DRA workload also its claim and the pod's resourceClaimStatuses
+    (the resourceclaim controller's part). Raises on any failed request."""
+    st, raw = conn.request("POST", f"/api/v1/namespaces/{ns}/pods", pod)
+    name = pod["metadata"]["name"]
+    must(st, raw, f"create pod {ns}/{name}")
+    if not dra:
+        return
+    uid = json.loads(raw)["metadata"]["uid"]
+    st, raw = conn.request("POST", f"{RES}/namespaces/{ns}/resourceclaims", pod_claim(name, uid))
+    must(st, raw, f"create claim {ns}/{name}-resource")
+    st, raw = conn.request("PATCH", f"/api/v1/namespaces/{ns}/pods/{name}/status",
+                           {"status": {"resourceClaimStatuses": [
+                               {"name": "resource", "resourceClaimName": f"{name}-resource"}]}},
+                           "application/merge-patch+json")
+    must(st, raw, f"pod {ns}/{name} resourceClaimStatuses")
+
+
+# ---------------------------------------------------------------- /proc and the machine
 def proc_cpu(pid):
     try:
         with open(f"/proc/{pid}/stat") as f:
@@ -263,15 +400,58 @@ def proc_cpu(pid):
         return float("nan")
 
 
-def proc_hwm_mb(pid):
+def proc_status_mb(pid, field):
+    """VmHWM / VmRSS of the process in MB (NaN once it is gone)."""
     try:
         with open(f"/proc/{pid}/status") as f:
             for line in f:
-                if line.startswith("VmHWM:"):
+                if line.startswith(field + ":"):
                     return int(line.split()[1]) / 1024
     except OSError:
         pass
     return float("nan")
+
+
+def proc_hwm_mb(pid):
+    return proc_status_mb(pid, "VmHWM")
+
+
+def git_commit(path):
+    out = subprocess.run(["git", "-C", path, "rev-parse", "--short", "HEAD"],
+                         capture_output=True, text=True)
+    return out.stdout.strip() if out.returncode == 0 else "unknown"
+
+
+def machine_facts(berth_path, upstream_bin):
+    """What the report's header says about the machine and the binaries (kept in e2e.json)."""
+    cpu = "unknown"
+    try:
+        with open("/proc/cpuinfo") as f:
+            m = re.search(r"^model name\s*:\s*(.*)$", f.read(), re.M)
+            cpu = m.group(1).strip() if m else cpu
+    except OSError:
+        pass
+    mem_gb = float("nan")
+    try:
+        with open("/proc/meminfo") as f:
+            mem_gb = int(re.search(r"MemTotal:\s*(\d+)", f.read()).group(1)) / 1024 / 1024
+    except (OSError, AttributeError):
+        pass
+    up = subprocess.run([os.path.join(upstream_bin, "kube-scheduler"), "--version"],
+                        capture_output=True, text=True)
+    try:
+        mtime = time.strftime("%Y-%m-%d %H:%M", time.gmtime(os.path.getmtime(berth_path)))
+    except OSError:
+        mtime = "?"
+    return {"nproc": os.cpu_count(), "cpu": cpu, "memory_gb": round(mem_gb, 1),
+            "kernel": platform.release(), "python": platform.python_version(),
+            "berth_binary": berth_path, "berth_binary_mtime": mtime,
+            # The commit of the tree the binary sits in (BERTH_BINARY may be another checkout's).
+            "berth_commit": git_commit(os.path.dirname(os.path.abspath(berth_path))),
+            "harness_commit": git_commit(ROOT) + (" (test/bench/e2e modified)" if subprocess.run(
+                ["git", "-C", ROOT, "status", "--porcelain", "--", "test/bench/e2e/*.py"],
+                capture_output=True, text=True).stdout.strip() else ""),
+            "upstream": (up.stdout or up.stderr).strip() or UPSTREAM}
 
 
 # ---------------------------------------------------------------- bench
@@ -287,12 +467,21 @@ class Bench:
         self.conn = Conn(self.port, self.ctx)
         env = self.cluster.env()
         self.bin = env["BIN"]
+        self.etcd_port = int(env["ETCD_PORT"])
         self.apiserver_pid = int(open(os.path.join(self.dir, "apiserver.pid")).read())
         self.etcd_pid = int(open(os.path.join(self.dir, "etcd.pid")).read())
         self.procs = []
         self.run_id = 0
-        self.zones = None
+        self.nodes = 0       # nodes created: node-0 .. node-{nodes-1}
+        self.zones = []      # each node's topology.kubernetes.io/zone label (None: no label)
+        self.slices = 0      # ResourceSlices exist for node-0 .. node-{slices-1}
+        self.dra_ready = False
         self.null_binder_path = None
+        self.phases = []     # (what, seconds) of the set-up steps, for the report's timing line
+
+    def phase(self, what, t0):
+        self.phases.append((what, round(time.time() - t0, 2)))
+        log(f"{what}: {time.time() - t0:.1f}s")
 
     def null_binder(self):
         """The ceiling's binary, built (or found in its cache) by test/bench/nullbinder/build.sh
@@ -314,13 +503,35 @@ class Bench:
 
     def req(self, method, path, body=None, ctype="application/json"):
         st, raw = self.conn.request(method, path, body, ctype)
-        if st not in (200, 201, 202):
-            raise RuntimeError(f"{method} {path}: HTTP {st} {raw[:300]!r}")
+        must(st, raw, f"{method} {path}", (200, 201, 202))
         return json.loads(raw) if raw else None
 
+    def pods_for(self, workload):
+        return self.args.pods_for(workload, self.nodes)
+
+    # -- etcd (cleanup)
+    def etcd_delete(self, key, prefix=True):
+        """Deletes key (with prefix: every key under it) in etcd through its JSON gateway
+        (/v3/kv/deleterange); returns how many keys went. The API server's watch cache follows."""
+        def b64(s):
+            return base64.b64encode(s.encode()).decode()
+        body = {"key": b64(key)}
+        if prefix:
+            body["range_end"] = b64(key[:-1] + chr(ord(key[-1]) + 1))
+        r = urllib.request.urlopen(urllib.request.Request(
+            f"http://127.0.0.1:{self.etcd_port}/v3/kv/deleterange",
+            data=json.dumps(body).encode(), method="POST"), timeout=60)
+        return int(json.loads(r.read()).get("deleted", 0))
+
+    def count(self, path):
+        st, raw = self.conn.request("GET", path)
+        return len(json.loads(raw)["items"]) if st == 200 else -1
+
     # -- setup
-    def create_nodes(self):
-        n = self.args.nodes
+    def create_nodes(self, n):
+        """Creates node-{self.nodes} .. node-{n-1} (no zone label)."""
+        if n <= self.nodes:
+            return
 
         def mk(conn, i):
             name = f"node-{i}"
@@ -331,32 +542,73 @@ class Bench:
                               "phase": "Running",
                               "conditions": [{"type": "Ready", "status": "True"}]}}
             st, raw = conn.request("POST", "/api/v1/nodes", obj)
-            if st not in (201, 409):
-                raise RuntimeError(f"node {i}: {st} {raw[:200]!r}")
+            must(st, raw, f"node {i}", (201, 409))
 
         t = time.time()
-        errs = parallel(self.port, self.ctx, range(n), mk, 8)
+        errs = parallel(self.port, self.ctx, range(self.nodes, n), mk, 8)
         if errs:
             raise RuntimeError(errs[:3])
-        log(f"created {n} nodes in {time.time() - t:.1f}s")
+        self.phase(f"created nodes {self.nodes}..{n - 1}", t)
+        self.zones.extend([None] * (n - self.nodes))
+        self.nodes = n
 
     def label_nodes(self, workload):
-        """Sets topology.kubernetes.io/zone as the workload needs (zone1 / moon-1..3 / none)."""
-        want = [node_zone(workload, i) for i in range(self.args.nodes)]
-        if want == self.zones:
+        """Sets topology.kubernetes.io/zone where the workload needs it (zone1 / moon-1..3),
+        patching only the nodes whose label differs."""
+        want = [node_zone(workload, i) for i in range(self.nodes)]
+        if all(w is None for w in want):
+            return
+        todo = [i for i in range(self.nodes) if want[i] != self.zones[i]]
+        if not todo:
             return
 
         def patch(conn, i):
             body = {"metadata": {"labels": {"topology.kubernetes.io/zone": want[i]}}}
             st, raw = conn.request("PATCH", f"/api/v1/nodes/node-{i}", body,
                                    "application/merge-patch+json")
-            if st != 200:
-                raise RuntimeError(f"patch node-{i}: {st} {raw[:200]!r}")
+            must(st, raw, f"patch node-{i}")
 
-        errs = parallel(self.port, self.ctx, range(self.args.nodes), patch, 8)
+        t = time.time()
+        errs = parallel(self.port, self.ctx, todo, patch, 8)
         if errs:
             raise RuntimeError(errs[:3])
-        self.zones = want
+        for i in todo:
+            self.zones[i] = want[i]
+        self.phase(f"labelled {len(todo)} nodes for {workload}", t)
+
+    def set_slices(self, want):
+        """With want, one ResourceSlice per node (creating the missing ones) and the DeviceClass;
+        without, no ResourceSlice at all (they are only there for the DRA workload, so the other
+        workloads' schedulers do not hold 10 devices per node in their caches)."""
+        if not want:
+            if self.slices:
+                t = time.time()
+                self.etcd_delete("/registry/resourceslices/")
+                self.wait_empty(f"{RES}/resourceslices", "ResourceSlices")
+                self.slices = 0
+                self.phase("deleted the ResourceSlices", t)
+            return
+        if not self.dra_ready:
+            st, raw = self.conn.request("POST", f"{RES}/deviceclasses", device_class())
+            must(st, raw, "DeviceClass test-class (is resource.k8s.io/v1 served?)", (201, 409))
+            self.dra_ready = True
+        if self.slices >= self.nodes:
+            return
+
+        def mk(conn, i):
+            st, raw = conn.request("POST", f"{RES}/resourceslices", resource_slice(i))
+            must(st, raw, f"ResourceSlice {i}", (201, 409))
+
+        t = time.time()
+        errs = parallel(self.port, self.ctx, range(self.slices, self.nodes), mk, 8)
+        if errs:
+            raise RuntimeError(errs[:3])
+        self.phase(f"created ResourceSlices {self.slices}..{self.nodes - 1}", t)
+        self.slices = self.nodes
+
+    def prepare(self, workload):
+        self.label_nodes(workload)
+        self.set_slices(workload == DRA)
 
     def install_podgroup_crd(self):
         from test_gang import PODGROUP_CRD
@@ -367,6 +619,24 @@ class Bench:
                 return
             time.sleep(0.1)
         raise RuntimeError("PodGroup CRD not served")
+
+    def new_namespace(self, ns, workload, n):
+        """The run's namespace with what its pods refer to: PodGroups (Gang), the claim template
+        (DRA)."""
+        self.req("POST", "/api/v1/namespaces",
+                 {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+        if workload == "Gang":
+            def mkpg(conn, g):
+                st, raw = conn.request(
+                    "POST", f"/apis/scheduling.x-k8s.io/v1alpha1/namespaces/{ns}/podgroups",
+                    {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup",
+                     "metadata": {"name": f"group-{g}"}, "spec": {"minMember": GANG_SIZE}})
+                must(st, raw, "podgroup")
+            errs = parallel(self.port, self.ctx, range((n + GANG_SIZE - 1) // GANG_SIZE), mkpg, 4)
+            if errs:
+                raise RuntimeError(errs[:3])
+        if workload == DRA:
+            self.req("POST", f"{RES}/namespaces/{ns}/resourceclaimtemplates", claim_template())
 
     # -- schedulers
     def start(self, sched, workload, tag):
@@ -382,7 +652,8 @@ leaderElection: {{leaderElect: false}}
 profiles:
 - schedulerName: {SCHED_NAME['berth']}
 {GANG_PROFILE if workload == 'Gang' else ''}""")
-            cmd = [self.kube.berth_binary(), "run", "--config", cfg, "--bind-address", "127.0.0.1", "--secure-port", "0"]
+            cmd = [self.kube.berth_binary(), "run", "--config", cfg, "--bind-address",
+                   "127.0.0.1", "--secure-port", "0"]
         elif sched == "upstream":
             with open(cfg, "w") as f:
                 f.write(f"""apiVersion: kubescheduler.config.k8s.io/v1
@@ -442,32 +713,80 @@ profiles:
         except OSError:
             return None
 
+    def save_metrics(self, sched, p, tag):
+        mport = self.metrics_port(p) if sched == "berth" else None
+        if mport:
+            st, metrics = self.kube.scrape(mport, "/metrics")
+            with open(os.path.join(self.args.out, "logs", f"{tag}.metrics"), "w") as f:
+                f.write(metrics)
+
+    def wait_warmup(self, sched, p, bound, what="warm-up pod"):
+        t = time.time()
+        while "warmup" not in bound:
+            if p.poll() is not None:
+                raise RuntimeError(f"{sched} exited: see {p.log_path}")
+            if time.time() - t > 120:
+                ready = "" if sched != "ceiling" or self.ceiling_ready(p) is not None else \
+                    " (its informers never synced)"
+                raise RuntimeError(f"{sched} did not bind the {what}{ready}: see {p.log_path}")
+            time.sleep(0.02)
+
+    def claims_allocated(self, ns):
+        st, raw = self.conn.request("GET", f"{RES}/namespaces/{ns}/resourceclaims")
+        if st != 200:
+            return -1
+        return sum(1 for c in json.loads(raw)["items"] if c.get("status", {}).get("allocation"))
+
+    def result(self, mode, workload, sched, rep, n, nbound, finished, dur, cpu, rss, api_cpu,
+               samples, skip_first, t_run):
+        full = samples[: int(dur)]  # whole seconds only
+        rates = [b - a for a, b in zip([0] + full, full)]
+        steady = (rates[1:] or rates) if skip_first else rates
+        return {"workload": workload, "scheduler": sched, "repeat": rep, "nodes": self.nodes,
+                "pods": n, "bound": nbound, "complete": finished, "seconds": dur,
+                "pods_per_second": nbound / dur if dur > 0 else 0.0,
+                "p50_per_second": statistics.median(steady) if steady else nbound / dur,
+                "min_per_second": min(steady) if steady else nbound / dur,
+                "cpu_seconds": cpu, "cpu_per_1000": cpu / max(1, nbound) * 1000,
+                "apiserver_etcd_cpu_seconds": api_cpu, "peak_rss_mb": rss, "mode": mode,
+                "setup_seconds": t_run}
+
+    def finish(self, res, ns, workload, sched, p, tag, t_start):
+        """After the measured window: claims check (DRA), metrics, stop, cleanup, wall time."""
+        if workload == DRA:
+            res["claims_allocated"] = self.claims_allocated(ns)
+        self.save_metrics(sched, p, tag)
+        self.stop(p)
+        t = time.time()
+        self.cleanup(ns)
+        res["cleanup_seconds"] = time.time() - t
+        res["wall_seconds"] = time.time() - t_start
+        self.ceiling_fields(sched, p, res)
+        extra = f" claims allocated {res['claims_allocated']}" if "claims_allocated" in res else ""
+        ready = f" (synced after {res['ready_seconds']:.2f}s)" if res.get("ready_seconds") else ""
+        create = (f"; creates took {res['create_seconds']:.2f}s" if res["mode"] == "paced" else
+                  f"; set-up {res['setup_seconds']:.1f}s")
+        log(f"{tag}: {res['bound']}/{res['pods']} bound in {res['seconds']:.2f}s = "
+            f"{res['pods_per_second']:.0f} pods/s (p50 {res['p50_per_second']:.0f}, min "
+            f"{res['min_per_second']:.0f}{create}) cpu {res['cpu_seconds']:.2f}s rss "
+            f"{res['peak_rss_mb']:.0f}MB apiserver+etcd cpu "
+            f"{res['apiserver_etcd_cpu_seconds']:.1f}s{extra}{ready}; cleanup "
+            f"{res['cleanup_seconds']:.1f}s, wall {res['wall_seconds']:.1f}s")
+        return res
+
     # -- one run
     def run(self, workload, sched, rep):
+        """Paced mode (see the module docstring)."""
+        t_start = time.time()
         self.run_id += 1
         ns = f"{workload.lower()}-{sched}-{rep}-{self.run_id}"[:60]
-        tag = f"{workload}-{sched}-{rep}"
-        n = self.args.pods
-        if workload == "SchedulingPodAntiAffinity":
-            n = min(n, self.args.nodes)  # one pod per node at most: more would be unschedulable
-        self.label_nodes(workload)
-        self.req("POST", "/api/v1/namespaces",
-                 {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+        tag = f"{self.nodes}-{workload}-{sched}-{rep}"
+        n = self.pods_for(workload)
+        self.new_namespace(ns, workload, n)
         sname = SCHED_NAME[sched]
         pods = workload_pods(workload, n, ns, sname)
-        if workload == "Gang":
-            def mkpg(conn, g):
-                st, raw = conn.request(
-                    "POST", f"/apis/scheduling.x-k8s.io/v1alpha1/namespaces/{ns}/podgroups",
-                    {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup",
-                     "metadata": {"name": f"group-{g}"}, "spec": {"minMember": GANG_SIZE}})
-                if st != 201:
-                    raise RuntimeError(f"podgroup: {st} {raw[:200]!r}")
-            errs = parallel(self.port, self.ctx, range((n + GANG_SIZE - 1) // GANG_SIZE), mkpg, 4)
-            if errs:
-                raise RuntimeError(errs[:3])
         churn = []
-        if workload == "SchedulingWithMixedChurn":
+        if workload == CHURN:
             # Churn pods: n/3 pods bound before the measured phase (by the same scheduler); they
             # are deleted while the measured pods are being created.
             churn = [base_pod(f"churn-{i}", ns, sname) for i in range(n // 3)]
@@ -475,12 +794,11 @@ profiles:
         p = self.start(sched, workload, tag)
         # Warm-up: one pod in the run's namespace, bound = scheduler synced and working.
         warm = base_pod("warmup", ns, sname)
-        if workload == "Gang":
-            warm["metadata"]["labels"] = {}
         bound = {}
         bound_lock = threading.Lock()
         done = threading.Event()
         expected = set(x["metadata"]["name"] for x in pods)
+        expected_all = frozenset(expected)
         t_done = [None]
 
         def on_event(typ, pod):
@@ -498,23 +816,18 @@ profiles:
         watch = PodWatch(self.port, self.ctx, f"/api/v1/namespaces/{ns}/pods", on_event)
         watch.ready.wait(30)
         self.req("POST", f"/api/v1/namespaces/{ns}/pods", warm)
-        t = time.time()
-        while "warmup" not in bound:
-            if p.poll() is not None:
-                raise RuntimeError(f"{sched} exited: see {p.log_path}")
-            if time.time() - t > 120:
-                ready = "" if sched != "ceiling" or self.ceiling_ready(p) is not None else \
-                    " (its informers never synced)"
-                raise RuntimeError(f"{sched} did not bind the warm-up pod{ready}: see {p.log_path}")
-            time.sleep(0.05)
+        self.wait_warmup(sched, p, bound)
         if churn:
-            errs = parallel(self.port, self.ctx, churn,
-                            lambda c, o: c.request("POST", f"/api/v1/namespaces/{ns}/pods", o), 4)
+            errs = parallel(self.port, self.ctx, churn, lambda c, o: create_pod(c, ns, o, False),
+                            4)
+            if errs:
+                raise RuntimeError(f"churn pods: {errs[:3]}")
             t = time.time()
-            while sum(1 for k in bound if k.startswith("churn-")) < len(churn):
+            while sum(1 for k in list(bound) if k.startswith("churn-")) < len(churn):
                 if time.time() - t > 120:
                     raise RuntimeError("churn pods not bound")
                 time.sleep(0.05)
+        t_run = time.time() - t_start
 
         # Measured phase.
         cpu0 = proc_cpu(p.pid)
@@ -533,21 +846,22 @@ profiles:
                     samples.append(len(expected_all) - len(expected))
                 k += 1
 
-        expected_all = set(x["metadata"]["name"] for x in pods)
         threading.Thread(target=sampler, daemon=True).start()
         t_created = [None]
-
         created = [0]
+        dra = workload == DRA
+        create_errors = []
 
         def create(c, o):
-            c.request("POST", f"/api/v1/namespaces/{ns}/pods", o)
+            create_pod(c, ns, o, dra)
             created[0] += 1
 
         def creator():
-            errs = parallel(self.port, self.ctx, pods, create, self.args.create_threads)
+            create_errors.extend(parallel(self.port, self.ctx, pods, create,
+                                          self.args.create_threads))
             t_created[0] = time.time()
-            if errs:
-                log(f"create errors: {errs[:3]}")
+            if create_errors:
+                log(f"create errors: {create_errors[:3]}")
 
         ct = threading.Thread(target=creator, daemon=True)
         ct.start()
@@ -566,62 +880,40 @@ profiles:
         api1 = proc_cpu(self.apiserver_pid) + proc_cpu(self.etcd_pid)
         rss = proc_hwm_mb(p.pid)
         ct.join()
-        nbound = len(expected_all) - len(expected)
-        metrics = None
-        mport = self.metrics_port(p) if sched == "berth" else None
-        if mport:
-            st, metrics = self.kube.scrape(mport, "/metrics")
-            with open(os.path.join(self.args.out, "logs", f"{tag}.metrics"), "w") as f:
-                f.write(metrics)
-        dur = t_end - t0
-        full = samples[: int(dur)]  # whole seconds only
-        rates = [b - a for a, b in zip([0] + full, full)]
-        res = {"workload": workload, "scheduler": sched, "repeat": rep, "pods": n,
-               "bound": nbound, "complete": finished, "seconds": dur,
-               "create_seconds": (t_created[0] or time.time()) - t0,
-               "pods_per_second": nbound / dur if dur > 0 else 0.0,
-               "p50_per_second": statistics.median(rates) if rates else nbound / dur,
-               "min_per_second": min(rates) if rates else nbound / dur,
-               "cpu_seconds": cpu1 - cpu0,
-               "cpu_per_1000": (cpu1 - cpu0) / max(1, nbound) * 1000,
-               "apiserver_etcd_cpu_seconds": api1 - api0,
-               "peak_rss_mb": rss, "mode": "paced"}
-        self.ceiling_fields(sched, p, res)
-        log(f"{tag}: {nbound}/{n} bound in {dur:.2f}s = {res['pods_per_second']:.0f} pods/s "
-            f"(p50 {res['p50_per_second']:.0f}, min {res['min_per_second']:.0f}; creates took "
-            f"{res['create_seconds']:.2f}s) cpu {res['cpu_seconds']:.2f}s rss {rss:.0f}MB "
-            f"apiserver+etcd cpu {res['apiserver_etcd_cpu_seconds']:.1f}s")
         watch.stop()
-        self.stop(p)
-        self.cleanup(ns, workload)
-        return res
-
+        nbound = len(expected_all) - len(expected)
+        res = self.result("paced", workload, sched, rep, n, nbound, finished, t_end - t0,
+                          cpu1 - cpu0, rss, api1 - api0, samples, False, t_run)
+        res["create_seconds"] = (t_created[0] or time.time()) - t0
+        if create_errors:
+            res["create_errors"] = create_errors[:3]
+        return self.finish(res, ns, workload, sched, p, tag, t_start)
 
     def run_backlog(self, workload, sched, rep):
         """Backlog mode: all pods exist before the scheduler starts; measured from the
         scheduler's process start (so start-up and informer sync count) until all are bound.
         Takes pod creation out of the measured window (on 2 cores, creates are the bottleneck
         of the paced mode)."""
+        t_start = time.time()
         self.run_id += 1
         ns = f"bl-{workload.lower()}-{sched}-{rep}-{self.run_id}"[:60]
-        tag = f"backlog-{workload}-{sched}-{rep}"
-        n = self.args.pods
-        if workload == "SchedulingPodAntiAffinity":
-            n = min(n, self.args.nodes)
-        self.label_nodes(workload)
-        self.req("POST", "/api/v1/namespaces",
-                 {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+        tag = f"{self.nodes}-backlog-{workload}-{sched}-{rep}"
+        n = self.pods_for(workload)
+        self.new_namespace(ns, workload, n)
         pods = workload_pods(workload, n, ns, SCHED_NAME[sched])
-        if workload == "Gang":
-            def mkpg(conn, g):
-                conn.request(
-                    "POST", f"/apis/scheduling.x-k8s.io/v1alpha1/namespaces/{ns}/podgroups",
-                    {"apiVersion": "scheduling.x-k8s.io/v1alpha1", "kind": "PodGroup",
-                     "metadata": {"name": f"group-{g}"}, "spec": {"minMember": GANG_SIZE}})
-            parallel(self.port, self.ctx, range((n + GANG_SIZE - 1) // GANG_SIZE), mkpg, 4)
-        parallel(self.port, self.ctx, pods,
-                 lambda c, o: c.request("POST", f"/api/v1/namespaces/{ns}/pods", o),
-                 self.args.create_threads)
+        dra = workload == DRA
+        churn = []
+        if workload == CHURN:
+            # --backlog-churn: n/3 churn pods already running (spec.nodeName set at create,
+            # round-robin), deleted during the window, one per three measured pods bound.
+            churn = [base_pod(f"churn-{i}", ns, "nobody") for i in range(n // 3)]
+            for i, o in enumerate(churn):
+                o["spec"]["nodeName"] = f"node-{i % self.nodes}"
+        errs = parallel(self.port, self.ctx, churn + pods,
+                        lambda c, o: create_pod(c, ns, o, dra),
+                        self.args.backlog_create_threads)
+        if errs:
+            raise RuntimeError(f"creating the backlog: {errs[:3]}")
         expected = set(x["metadata"]["name"] for x in pods)
         total = len(expected)
         lock = threading.Lock()
@@ -640,6 +932,7 @@ profiles:
         watch = PodWatch(self.port, self.ctx, f"/api/v1/namespaces/{ns}/pods", on_event)
         watch.ready.wait(30)
         time.sleep(0.5)  # let the initial LIST drain
+        t_run = time.time() - t_start
         samples = []
         t0 = time.time()
         p = self.start(sched, workload, tag)
@@ -656,6 +949,19 @@ profiles:
                 k += 1
 
         threading.Thread(target=sampler, daemon=True).start()
+
+        def deleter():
+            conn = Conn(self.port, self.ctx)
+            for i, o in enumerate(churn):
+                while total - len(expected) < 3 * (i + 1) and not stop_sampling.is_set():
+                    time.sleep(0.002)
+                if stop_sampling.is_set():
+                    return
+                conn.request("DELETE", f"/api/v1/namespaces/{ns}/pods/{o['metadata']['name']}",
+                             {"gracePeriodSeconds": 0})
+
+        if churn:
+            threading.Thread(target=deleter, daemon=True).start()
         api0 = proc_cpu(self.apiserver_pid) + proc_cpu(self.etcd_pid)
         finished = done.wait(self.args.timeout)
         stop_sampling.set()
@@ -663,48 +969,125 @@ profiles:
         cpu = proc_cpu(p.pid)
         rss = proc_hwm_mb(p.pid)
         api1 = proc_cpu(self.apiserver_pid) + proc_cpu(self.etcd_pid)
-        nbound = total - len(expected)
-        mport = self.metrics_port(p) if sched == "berth" else None
-        if mport:
-            st, metrics = self.kube.scrape(mport, "/metrics")
-            with open(os.path.join(self.args.out, "logs", f"{tag}.metrics"), "w") as f:
-                f.write(metrics)
-        dur = t_end - t0
-        full = samples[: int(dur)]
-        rates = [b - a for a, b in zip([0] + full, full)]
-        # The first second includes process start-up and the initial LIST: skip it for min.
-        steady = rates[1:] or rates
-        res = {"workload": workload, "scheduler": sched, "repeat": rep, "pods": n,
-               "bound": nbound, "complete": finished, "seconds": dur, "create_seconds": 0.0,
-               "pods_per_second": nbound / dur if dur > 0 else 0.0,
-               "p50_per_second": statistics.median(steady) if steady else nbound / dur,
-               "min_per_second": min(steady) if steady else nbound / dur,
-               "cpu_seconds": cpu, "cpu_per_1000": cpu / max(1, nbound) * 1000,
-               "apiserver_etcd_cpu_seconds": api1 - api0, "peak_rss_mb": rss, "mode": "backlog"}
-        self.ceiling_fields(sched, p, res)
-        ready = f" (synced after {res['ready_seconds']:.2f}s)" if res.get("ready_seconds") else ""
-        log(f"{tag}: {nbound}/{n} bound in {dur:.2f}s = {res['pods_per_second']:.0f} pods/s "
-            f"(p50 {res['p50_per_second']:.0f}, min {res['min_per_second']:.0f}) cpu {cpu:.2f}s "
-            f"rss {rss:.0f}MB apiserver+etcd cpu {res['apiserver_etcd_cpu_seconds']:.1f}s{ready}")
         watch.stop()
-        self.stop(p)
-        self.cleanup(ns, workload)
-        return res
+        nbound = total - len(expected)
+        # The first second includes process start-up and the initial LIST: skip it for min/p50.
+        res = self.result("backlog", workload, sched, rep, n, nbound, finished, t_end - t0, cpu,
+                          rss, api1 - api0, samples, True, t_run)
+        res["create_seconds"] = 0.0
+        return self.finish(res, ns, workload, sched, p, tag, t_start)
 
-    def cleanup(self, ns, workload):
-        """Deletes the namespace's pods (gracePeriodSeconds 0) with a client pool (the API
-        server's deletecollection runs one delete at a time), then its PodGroups."""
-        for _ in range(20):
-            st, raw = self.conn.request("GET", f"/api/v1/namespaces/{ns}/pods")
-            names = [x["metadata"]["name"] for x in json.loads(raw)["items"]] if st == 200 else []
-            if not names:
-                break
-            parallel(self.port, self.ctx, names, lambda c, nm: c.request(
-                "DELETE", f"/api/v1/namespaces/{ns}/pods/{nm}", {"gracePeriodSeconds": 0},
-                ok=(200, 202, 404)), 8)
-        if workload == "Gang":
+    def cleanup(self, ns):
+        """Removes the namespace and everything in it (pods, events, claims, claim templates,
+        PodGroups) so that the next scheduler starts on the same cluster state; returns once the
+        API server lists no pod and no claim there. --cleanup etcd (default): one range delete
+        per resource in etcd, < 1 s; --cleanup api: DELETE every pod (gracePeriodSeconds 0) and
+        claim (after removing the finalizer the scheduler put on an allocated claim)."""
+        if self.args.cleanup == "etcd":
+            for res in ("pods", "events", "resourceclaims", "resourceclaimtemplates",
+                        "scheduling.x-k8s.io/podgroups"):
+                self.etcd_delete(f"/registry/{res}/{ns}/")
+            self.etcd_delete(f"/registry/namespaces/{ns}", prefix=False)
+        else:
+            self.api_delete(f"/api/v1/namespaces/{ns}/pods", ns)
+            self.api_delete(f"{RES}/namespaces/{ns}/resourceclaims", ns, finalizers=True)
             self.conn.request("DELETE",
                               f"/apis/scheduling.x-k8s.io/v1alpha1/namespaces/{ns}/podgroups")
+        self.wait_empty(f"/api/v1/namespaces/{ns}/pods", f"pods of {ns}")
+        self.wait_empty(f"{RES}/namespaces/{ns}/resourceclaims", f"claims of {ns}")
+
+    def api_delete(self, collection, ns, finalizers=False):
+        for _ in range(20):
+            st, raw = self.conn.request("GET", collection)
+            names = [x["metadata"]["name"] for x in json.loads(raw)["items"]] if st == 200 else []
+            if not names:
+                return
+
+            def rm(c, nm):
+                if finalizers:
+                    c.request("PATCH", f"{collection}/{nm}", {"metadata": {"finalizers": None}},
+                              "application/merge-patch+json")
+                c.request("DELETE", f"{collection}/{nm}", {"gracePeriodSeconds": 0})
+            parallel(self.port, self.ctx, names, rm, 8)
+
+    def wait_empty(self, collection, what, timeout=60):
+        t = time.time()
+        while True:
+            k = self.count(collection + ("&" if "?" in collection else "?") + "limit=1")
+            if k == 0:
+                return
+            if time.time() - t > timeout:
+                raise RuntimeError(f"{what} still listed {timeout}s after the cleanup")
+            time.sleep(0.05)
+
+    # -- steady state
+    def create_bound_pods(self, k):
+        """k pods in namespace steady-pods, already bound (spec.nodeName round-robin over the
+        nodes; no scheduler touches them), as the running pods of a cluster."""
+        self.req("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
+                                                "metadata": {"name": "steady-pods"}})
+        pods = []
+        for i in range(k):
+            p = base_pod(f"bound-{i}", "steady-pods", "nobody")
+            p["spec"]["nodeName"] = f"node-{i % self.nodes}"
+            pods.append(p)
+        t = time.time()
+        errs = parallel(self.port, self.ctx, pods,
+                        lambda c, o: create_pod(c, "steady-pods", o, False),
+                        self.args.backlog_create_threads)
+        if errs:
+            raise RuntimeError(f"bound pods: {errs[:3]}")
+        self.phase(f"created {k} bound pods", t)
+
+    def steady_state(self, sched, bound_pods):
+        """Idle memory: starts the scheduler on the cluster as it is, waits until it has bound a
+        warm-up pod (synced), then samples VmRSS every second until --steady-wait seconds have
+        passed and the last 5 samples lie within 2% (or 1 MB); gives up waiting for stability
+        30 s later (stable false)."""
+        t_start = time.time()
+        self.run_id += 1
+        ns = f"steady-{sched}-{self.run_id}"
+        tag = f"{self.nodes}-steady-{bound_pods}-{sched}"
+        self.req("POST", "/api/v1/namespaces",
+                 {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+        bound = {}
+
+        def on_event(typ, pod):
+            if typ in ("ADDED", "MODIFIED") and pod["spec"].get("nodeName"):
+                bound[pod["metadata"]["name"]] = True
+
+        watch = PodWatch(self.port, self.ctx, f"/api/v1/namespaces/{ns}/pods", on_event)
+        watch.ready.wait(30)
+        p = self.start(sched, "steady", tag)
+        self.req("POST", f"/api/v1/namespaces/{ns}/pods", base_pod("warmup", ns, SCHED_NAME[sched]))
+        self.wait_warmup(sched, p, bound)
+        t_sync = time.time()
+        samples = []
+        stable = False
+        while True:
+            time.sleep(1)
+            samples.append(proc_status_mb(p.pid, "VmRSS"))
+            last = samples[-5:]
+            el = time.time() - t_sync
+            if el >= self.args.steady_wait and len(last) == 5 and \
+                    max(last) - min(last) <= max(1.0, 0.02 * last[-1]):
+                stable = True
+                break
+            if el >= self.args.steady_wait + 30:
+                break
+        res = {"mode": "steady", "scheduler": sched, "nodes": self.nodes,
+               "bound_pods": bound_pods, "rss_mb": samples[-1],
+               "peak_rss_mb": proc_hwm_mb(p.pid), "cpu_seconds": proc_cpu(p.pid),
+               "sync_seconds": t_sync - t_start, "settle_seconds": time.time() - t_sync,
+               "stable": stable, "rss_samples": [round(x, 1) for x in samples]}
+        watch.stop()
+        self.stop(p)
+        self.cleanup(ns)
+        res["wall_seconds"] = time.time() - t_start
+        log(f"{tag}: VmRSS {res['rss_mb']:.1f}MB (VmHWM {res['peak_rss_mb']:.1f}MB) "
+            f"{res['settle_seconds']:.0f}s after sync ({res['sync_seconds']:.1f}s), "
+            f"{'stable' if stable else 'NOT stable'}; wall {res['wall_seconds']:.1f}s")
+        return res
 
 
 def log(msg):
@@ -712,272 +1095,236 @@ def log(msg):
 
 
 # ---------------------------------------------------------------- berth-bench
-def berth_bench(args, workloads):
-    exe = os.path.join(ROOT, "build/test/bench/berth-bench")
+def berth_bench_binary():
+    """berth-bench next to the berth binary's build (BERTH_BINARY=<build>/cmd/berth/berth ->
+    <build>/test/bench/berth-bench), else build/test/bench/berth-bench."""
+    b = os.environ.get("BERTH_BINARY")
+    if b:
+        cand = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(b))),
+                            "test/bench/berth-bench")
+        if os.path.exists(cand):
+            return cand
+    return os.path.join(ROOT, "build/test/bench/berth-bench")
+
+
+def berth_bench(args, sizes, workloads):
+    exe = berth_bench_binary()
+    if not os.path.exists(exe):
+        log(f"berth-bench not found at {exe}: no in-process figures (build it, or --no-bench)")
+        return {}
     out = {}
-    for w in workloads:
-        if w not in BENCH_NAME:
-            continue
-        n = min(args.pods, args.nodes) if w == "SchedulingPodAntiAffinity" else args.pods
-        runs = []
-        for _ in range(3):
-            r = subprocess.run([exe, "--workload", BENCH_NAME[w], "--nodes", str(args.nodes),
-                                "--pods", str(n)], capture_output=True, text=True)
-            lines = [l for l in r.stdout.splitlines() if l.startswith("{")]
-            if r.returncode == 0 and lines:
-                runs.append(json.loads(lines[-1]))
-        if runs:
-            out[w] = {"bench_workload": BENCH_NAME[w], "pods": n,
-                      "scheduled": statistics.median(x["scheduled"] for x in runs),
-                      "pods_per_second": statistics.median(x["pods_per_second"] for x in runs),
-                      "peak_rss_mb": statistics.median(x["peak_rss_mb"] for x in runs)}
+    for nodes in sizes:
+        for w in workloads:
+            if w not in BENCH_NAME:
+                continue
+            n = args.pods_for(w, nodes)
+            runs = []
+            for _ in range(3):
+                r = subprocess.run([exe, "--workload", BENCH_NAME[w], "--nodes", str(nodes),
+                                    "--pods", str(n)], capture_output=True, text=True)
+                lines = [ln for ln in r.stdout.splitlines() if ln.startswith("{")]
+                if r.returncode == 0 and lines:
+                    runs.append(json.loads(lines[-1]))
+                else:
+                    log(f"berth-bench {w} {nodes}/{n} failed: {r.stderr.strip()[-300:]}")
+            if runs:
+                out[f"{nodes}/{w}"] = {
+                    "workload": w, "nodes": nodes, "bench_workload": BENCH_NAME[w], "pods": n,
+                    "scheduled": statistics.median(x["scheduled"] for x in runs),
+                    "pods_per_second": statistics.median(x["pods_per_second"] for x in runs),
+                    "peak_rss_mb": statistics.median(x["peak_rss_mb"] for x in runs)}
     return out
 
 
-# ---------------------------------------------------------------- report
-def med(rs, key):
-    vals = [r[key] for r in rs if r[key] == r[key]]
-    return statistics.median(vals) if vals else float("nan")
-
-
-def ratio(a, b):
-    return a / b if b and b == b and a == a else float("nan")
-
-
-def summarize(results):
-    table = {}
-    for r in results:
-        table.setdefault(r["workload"], {}).setdefault(r["scheduler"], []).append(r)
-    summary = {}
-    for w, by in table.items():
-        summary[w] = {}
-        for s, rs in by.items():
-            summary[w][s] = {k: med(rs, k) for k in
-                             ("seconds", "pods_per_second", "p50_per_second", "min_per_second",
-                              "cpu_per_1000", "peak_rss_mb", "create_seconds",
-                              "apiserver_etcd_cpu_seconds")}
-            summary[w][s]["runs"] = len(rs)
-            summary[w][s]["complete"] = sum(1 for r in rs if r["complete"])
-            summary[w][s]["pods"] = rs[0]["pods"]
-    return summary
-
-
-MODE_TEXT = {
-    "paced": "paced mode: pods are created while the scheduler runs; measured from the first "
-             "create until all are bound (creates are part of the measured load)",
-    "backlog": "backlog mode: all pods exist before the scheduler starts; measured from the "
-               "scheduler's process start (start-up and initial LIST included) until all are "
-               "bound; min/p50 skip the first second"}
-
-
-def write_markdown(path, args, summary, bench, cmdline, started, mode="paced"):
-    L = []
-    L.append(f"# berth vs kube-scheduler {UPSTREAM} vs null binder (same kube-apiserver): {mode}\n")
-    L.append(f"- {MODE_TEXT[mode]}")
-    L.append(f"- Command: `{cmdline}`")
-    L.append(f"- Date: {started} (UTC); machine: {os.cpu_count()} cores, "
-             f"{open('/proc/cpuinfo').read().split('model name')[1].split(':')[1].splitlines()[0].strip()}")
-    L.append(f"- {args.nodes} nodes; {args.pods} pods per run (SchedulingPodAntiAffinity: "
-             f"{min(args.pods, args.nodes)}); medians over the runs counted in the complete column, scheduler order "
-             "alternating between repeats; berth and upstream: qps/burst 5000/5000, default "
-             "percentageOfNodesToScore; ceiling: test/bench/nullbinder (client-go), "
-             f"{args.binder_workers} workers, "
-             + (f"qps/burst {args.binder_qps:g}/{args.binder_burst}." if args.binder_qps > 0
-                else "no client rate limit."))
-    L.append("- pods/s avg = pods / (last bind - first create); p50 / min = median / minimum of "
-             "the per-second bound-count increments (whole seconds only). CPU = scheduler process "
-             "utime+stime over the measured window per 1000 pods; RSS = VmHWM. 'create s' is when "
-             "the last create returned (the client pool is the same for all schedulers).\n")
-    L.append("| workload | scheduler | pods | complete | seconds | pods/s avg | p50 | min | "
-             "CPU s/1000 pods | peak RSS MB | create s | apiserver+etcd CPU s |")
-    L.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-    for w in ALL_WORKLOADS:
-        for s in SCHEDULERS:
-            m = summary.get(w, {}).get(s)
-            if not m:
-                continue
-            L.append(f"| {w} | {s} | {m['pods']} | {m['complete']}/{m['runs']} | "
-                     f"{m['seconds']:.2f} | {m['pods_per_second']:.0f} | "
-                     f"{m['p50_per_second']:.0f} | {m['min_per_second']:.0f} | "
-                     f"{m['cpu_per_1000']:.3f} | {m['peak_rss_mb']:.0f} | "
-                     f"{m['create_seconds']:.2f} | {m['apiserver_etcd_cpu_seconds']:.1f} |")
-    L.append("\n## Ratios (medians)\n")
-    L.append("| workload | throughput berth/upstream | throughput berth/ceiling | "
-             "upstream/ceiling | CPU per pod berth/upstream | RSS berth/upstream |")
-    L.append("|---|---:|---:|---:|---:|---:|")
-    for w in ALL_WORKLOADS:
-        by = summary.get(w)
-        if not by or "berth" not in by:
-            continue
-        b, u, c = by.get("berth"), by.get("upstream"), by.get("ceiling")
-
-        def f(x):
-            return "n/a" if x != x else f"{x:.2f}"
-        L.append(f"| {w} | {f(ratio(b['pods_per_second'], u and u['pods_per_second']))} | "
-                 f"{f(ratio(b['pods_per_second'], c and c['pods_per_second']))} | "
-                 f"{f(ratio(u and u['pods_per_second'], c and c['pods_per_second'])) if u else 'n/a'} | "
-                 f"{f(ratio(b['cpu_per_1000'], u and u['cpu_per_1000']))} | "
-                 f"{f(ratio(b['peak_rss_mb'], u and u['peak_rss_mb']))} |")
-    L.append("")
-    with open(path, "w") as f:
-        f.write("\n".join(L))
-
-
-def write_bench(path, bench):
-    L = []
-    L.append("\n## In-process berth-bench (same sizes, median of 3)\n")
-    L.append("| workload | berth-bench workload | pods | scheduled | pods/s | peak RSS MB |")
-    L.append("|---|---|---:|---:|---:|---:|")
-    for w, m in bench.items():
-        L.append(f"| {w} | {m['bench_workload']} | {m['pods']} | {m['scheduled']:.0f} | "
-                 f"{m['pods_per_second']:.0f} | {m['peak_rss_mb']:.0f} |")
-    L.append("")
-    with open(path, "w") as f:
-        f.write("\n".join(L))
-
-
-def write_png(path, summary, mode="paced"):
-    """Grouped bar chart of median pods/s; matplotlib if present, else a tiny PNG writer."""
-    ws = [w for w in ALL_WORKLOADS if w in summary]
-    try:
-        import matplotlib
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-        fig, ax = plt.subplots(figsize=(11, 5))
-        width = 0.27
-        for k, s in enumerate(SCHEDULERS):
-            xs = [i + (k - 1) * width for i in range(len(ws))]
-            ys = [summary[w].get(s, {}).get("pods_per_second", 0) for w in ws]
-            ax.bar(xs, ys, width, label=s)
-        ax.set_xticks(range(len(ws)))
-        ax.set_xticklabels(ws, rotation=15, fontsize=8)
-        ax.set_ylabel("pods/s (median)")
-        ax.set_title(f"berth vs kube-scheduler {UPSTREAM} vs null binder (same kube-apiserver), "
-                     + mode + " mode")
-        ax.legend()
-        fig.tight_layout()
-        fig.savefig(path, dpi=100)
-        return
-    except ImportError:
-        pass
-    # No matplotlib: a plain PNG (zlib+struct), one group of bars per workload in the order of
-    # the table; bars berth (blue), upstream (orange), ceiling (grey). No text: see e2e.md.
-    import struct
-    import zlib
-    vals = [[summary[w].get(s, {}).get("pods_per_second", 0) for s in SCHEDULERS] for w in ws]
-    top = max([v for g in vals for v in g] + [1])
-    W, H, bw, gap = 60 + len(ws) * 120, 320, 30, 30
-    colors = [(31, 119, 180), (255, 127, 14), (127, 127, 127)]
-    px = [[(255, 255, 255)] * W for _ in range(H)]
-    for x in range(40, W - 10):
-        px[H - 20][x] = (0, 0, 0)
-    for gi, g in enumerate(vals):
-        for k, v in enumerate(g):
-            x0 = 50 + gi * 120 + k * bw
-            h = int((H - 40) * v / top)
-            for y in range(H - 20 - h, H - 20):
-                for x in range(x0, x0 + bw - 4):
-                    px[y][x] = colors[k]
-    raw = b"".join(b"\0" + bytes(c for p_ in row for c in p_) for row in px)
-
-    def chunk(t, d):
-        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
-    with open(path, "wb") as f:
-        f.write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", W, H, 8, 2, 0, 0, 0))
-                + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
-
-
-def report(args, results, bench, cmdline, started):
-    """e2e.md: one section per mode (paced, backlog) + berth-bench; e2e.png: paced mode,
-    e2e-backlog.png: backlog mode."""
-    parts = []
-    for mode in ("paced", "backlog"):
-        rs = [r for r in results if r.get("mode", "paced") == mode]
-        if not rs:
-            continue
-        summary = summarize(rs)
-        tmp = os.path.join(args.out, f".e2e-{mode}.md")
-        write_markdown(tmp, args, summary, {}, cmdline, started, mode)
-        parts.append(open(tmp).read())
-        os.remove(tmp)
-        write_png(os.path.join(args.out, "e2e.png" if mode == "paced" else "e2e-backlog.png"),
-                  summary, mode)
-    tmp = os.path.join(args.out, ".bench.md")
-    write_bench(tmp, bench)
-    parts.append(open(tmp).read())
-    os.remove(tmp)
-    with open(os.path.join(args.out, "e2e.md"), "w") as f:
-        f.write("\n".join(parts))
-
-
 # ---------------------------------------------------------------- main
+def int_list(s):
+    return [int(x) for x in str(s).split(",") if x.strip()]
+
+
+class PodCounts:
+    """Pods per run for (workload, node count): --pods (one value per --nodes value, or one for
+    all; without it DEFAULT_PODS, and DEFAULT_PODS_FOR for the workloads it names),
+    --pods-for WORKLOAD=N[,N...] for one workload; never more SchedulingPodAntiAffinity pods
+    than nodes (one fits per node)."""
+
+    def __init__(self, sizes, pods, pods_for):
+        self.sizes = sizes
+        self.table = {}
+        if pods:
+            base = self.spread(int_list(pods), "--pods")
+            over = {}
+        else:
+            base = [by_size(DEFAULT_PODS, n) for n in sizes]
+            over = {w: [by_size(d, n) for n in sizes] for w, d in DEFAULT_PODS_FOR.items()}
+        for item in pods_for or []:
+            w, _, v = item.partition("=")
+            if w not in ALL_WORKLOADS or not v:
+                raise SystemExit(f"--pods-for {item}: want WORKLOAD=N[,N...], WORKLOAD one of "
+                                 f"{', '.join(ALL_WORKLOADS)}")
+            over[w] = self.spread(int_list(v), f"--pods-for {w}")
+        for w in ALL_WORKLOADS:
+            for nodes, n in zip(sizes, over.get(w, base)):
+                self.table[(w, nodes)] = min(n, nodes) if w == ANTI else n
+
+    def spread(self, values, flag):
+        if len(values) == 1:
+            return values * len(self.sizes)
+        if len(values) != len(self.sizes):
+            raise SystemExit(f"{flag}: give one value, or one per --nodes value "
+                             f"({len(self.sizes)})")
+        return values
+
+    def __call__(self, workload, nodes):
+        return self.table[(workload, nodes)]
+
+
+def by_size(d, nodes):
+    return d.get(nodes, d[max(d)])
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--nodes", type=int, default=1000)
-    ap.add_argument("--pods", type=int, default=3000)
-    ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--workloads", default=",".join(ALL_WORKLOADS))
+    ap.add_argument("--nodes", default=DEFAULT_NODES,
+                    help="node counts, comma-separated, increasing (nodes are only added)")
+    ap.add_argument("--pods", help="pods per run: one value, or one per --nodes value "
+                    f"(default by node count: {DEFAULT_PODS}, and --pods-for's defaults)")
+    ap.add_argument("--pods-for", action="append", metavar="WORKLOAD=N[,N...]",
+                    help="pods per run for one workload (defaults without --pods: " +
+                    "; ".join(f"{k} {v}" for k, v in DEFAULT_PODS_FOR.items()) + ")")
+    ap.add_argument("--repeats", type=int, default=3, help="paced runs per workload/scheduler")
+    ap.add_argument("--backlog-repeats", type=int, default=3,
+                    help="backlog runs per workload/scheduler")
+    ap.add_argument("--workloads", default=",".join(DEFAULT_WORKLOADS),
+                    help="comma-separated, of " + ", ".join(ALL_WORKLOADS))
     ap.add_argument("--schedulers", default=",".join(SCHEDULERS))
     ap.add_argument("--out", default="bench-results")
     ap.add_argument("--timeout", type=float, default=300, help="per run, seconds")
-    ap.add_argument("--create-threads", type=int, default=4)
+    ap.add_argument("--create-threads", type=int, default=4,
+                    help="paced mode: pod creation clients (inside the measured window)")
+    ap.add_argument("--backlog-create-threads", type=int, default=8,
+                    help="backlog mode and bound pods: creation clients (outside the window)")
     ap.add_argument("--binder-workers", type=int, default=BINDER_WORKERS,
                     help="ceiling: null binder workers (concurrent Binding POSTs)")
     ap.add_argument("--binder-qps", type=float, default=-1,
                     help="ceiling: client-go QPS limit; <= 0 disables it (default)")
     ap.add_argument("--binder-burst", type=int, default=0,
                     help="ceiling: client-go burst, with --binder-qps > 0")
-    ap.add_argument("--backlog-repeats", type=int, default=1)
-    ap.add_argument("--mode", choices=["paced", "backlog", "both"], default="both",
+    ap.add_argument("--mode", choices=["paced", "backlog", "both", "steady"], default="both",
                     help="paced: measure from the first create (pods created while the scheduler "
-                    "runs); backlog: pods created first, measured from scheduler start")
+                    "runs); backlog: pods created first, measured from scheduler start; steady: "
+                    "only the steady-state RSS")
+    ap.add_argument("--backlog-churn", action="store_true",
+                    help="also run SchedulingWithMixedChurn in backlog mode (its churn pods "
+                    "created already bound, deleted during the window)")
+    ap.add_argument("--no-steady-state", action="store_true",
+                    help="skip the idle-RSS measurement after each size")
+    ap.add_argument("--steady-pods", type=int, default=10000,
+                    help="bound pods for the last size's second steady-state point (0: none)")
+    ap.add_argument("--steady-wait", type=float, default=10,
+                    help="steady state: seconds after sync before RSS counts as settled")
+    ap.add_argument("--cleanup", choices=["etcd", "api"], default="etcd",
+                    help="how a run's namespace is emptied (see Bench.cleanup)")
     ap.add_argument("--no-bench", action="store_true", help="skip in-process berth-bench")
     ap.add_argument("--report-only", action="store_true", help="rebuild reports from e2e.json")
     args = ap.parse_args()
-    sys.path.insert(0, HERE)
     os.makedirs(args.out, exist_ok=True)
-    cmdline = "test/bench/e2e/run.py " + " ".join(sys.argv[1:])
-    started = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
     jpath = os.path.join(args.out, "e2e.json")
     if args.report_only:
         data = json.load(open(jpath))
-        report(args, data["results"], data["bench"], data["command"], data["date"])
+        written = report.write(args.out, data)
+        log(f"wrote {', '.join(written)}")
         return 0
+    sizes = int_list(args.nodes)
+    if sizes != sorted(sizes) or len(set(sizes)) != len(sizes):
+        raise SystemExit("--nodes: increasing values (nodes are only ever added)")
+    args.pods_for = PodCounts(sizes, args.pods, args.pods_for)
     workloads = [w for w in args.workloads.split(",") if w]
+    for w in workloads:
+        if w not in ALL_WORKLOADS:
+            raise SystemExit(f"unknown workload {w}: one of {', '.join(ALL_WORKLOADS)}")
     scheds = [s for s in args.schedulers.split(",") if s]
-    bench = {} if args.no_bench else berth_bench(args, workloads)
+    cmdline = "test/bench/e2e/run.py " + " ".join(sys.argv[1:])
+    started = time.strftime("%Y-%m-%d %H:%M", time.gmtime())
+    t_begin = time.time()
+    data = {"command": cmdline, "date": started, "results": [], "steady": [], "bench": {},
+            "config": {"sizes": sizes, "workloads": workloads, "schedulers": scheds,
+                       "pods": {f"{n}/{w}": args.pods_for(w, n) for n in sizes for w in workloads},
+                       "repeats": args.repeats, "backlog_repeats": args.backlog_repeats,
+                       "mode": args.mode, "create_threads": args.create_threads,
+                       "backlog_create_threads": args.backlog_create_threads,
+                       "binder_workers": args.binder_workers, "binder_qps": args.binder_qps,
+                       "binder_burst": args.binder_burst, "cleanup": args.cleanup,
+                       "backlog_churn": args.backlog_churn,
+                       "steady_pods": args.steady_pods, "steady_wait": args.steady_wait,
+                       "upstream": UPSTREAM}}
+
+    def save():
+        data["wall_seconds"] = time.time() - t_begin
+        with open(jpath, "w") as f:
+            json.dump(data, f, indent=1)
+
+    if not args.no_bench:
+        t = time.time()
+        data["bench"] = berth_bench(args, sizes, workloads)
+        data["bench_seconds"] = time.time() - t
     b = Bench(args)
-    results = []
+    data["machine"] = machine_facts(b.kube.berth_binary(), b.bin)
+    data["phases"] = b.phases
     try:
-        if "ceiling" in scheds:
+        if "ceiling" in scheds and args.mode != "steady":
             log(f"ceiling: {b.null_binder()}")  # built now, outside every measured window
-        b.create_nodes()
         if "Gang" in workloads:
             b.install_podgroup_crd()
-        modes = ["paced", "backlog"] if args.mode == "both" else [args.mode]
-        for mode in modes:
-            reps = args.backlog_repeats if (mode == "backlog" and args.mode == "both") \
-                else args.repeats
-            for w in workloads:
-                for rep in range(reps):
-                    order = [s for s in scheds if not (w == "Gang" and s != "berth")]
-                    if rep % 2 == 1:
-                        order.reverse()
-                    for s in order:
-                        if mode == "backlog" and w == "SchedulingWithMixedChurn":
-                            continue
+        modes = {"both": ["paced", "backlog"], "steady": []}.get(args.mode, [args.mode])
+        for si, nodes in enumerate(sizes):
+            b.create_nodes(nodes)
+            for mode in modes:
+                reps = args.backlog_repeats if mode == "backlog" else args.repeats
+                order = workloads if mode == "paced" else list(reversed(workloads))
+                for w in order:
+                    if mode == "backlog" and w == CHURN and not args.backlog_churn:
+                        continue
+                    b.prepare(w)
+                    for rep in range(reps):
+                        order_s = [s for s in scheds if not (w == "Gang" and s != "berth")]
+                        if rep % 2 == 1:
+                            order_s.reverse()
+                        for s in order_s:
+                            try:
+                                fn = b.run_backlog if mode == "backlog" else b.run
+                                data["results"].append(fn(w, s, rep))
+                            except Exception as e:  # noqa: BLE001 - keep going, report
+                                log(f"{nodes}/{mode}/{w}/{s}/{rep} failed: {e!r}")
+                                data.setdefault("failures", []).append(
+                                    {"nodes": nodes, "mode": mode, "workload": w,
+                                     "scheduler": s, "repeat": rep, "error": repr(e)[:500]})
+                            save()
+            if args.mode == "steady" or not args.no_steady_state:
+                b.set_slices(False)
+                points = [0] + ([args.steady_pods] if si == len(sizes) - 1 and
+                                args.steady_pods > 0 else [])
+                for k in points:
+                    if k:
+                        b.create_bound_pods(k)
+                    for s in [s for s in scheds if s != "ceiling"]:
                         try:
-                            fn = b.run_backlog if mode == "backlog" else b.run
-                            results.append(fn(w, s, rep))
+                            data["steady"].append(b.steady_state(s, k))
                         except Exception as e:  # noqa: BLE001 - keep going, report
-                            log(f"{mode}/{w}/{s}/{rep} failed: {e!r}")
-                        with open(jpath, "w") as f:
-                            json.dump({"command": cmdline, "date": started, "results": results,
-                                       "bench": bench}, f, indent=1)
+                            log(f"steady state {nodes}/{k}/{s} failed: {e!r}")
+                            data.setdefault("failures", []).append(
+                                {"nodes": nodes, "mode": "steady", "scheduler": s,
+                                 "bound_pods": k, "error": repr(e)[:500]})
+                        save()
+                    if k:
+                        t = time.time()
+                        b.cleanup("steady-pods")
+                        b.phase(f"deleted the {k} bound pods", t)
     finally:
+        save()
         b.close()
-    report(args, results, bench, cmdline, started)
-    log(f"wrote {args.out}/e2e.md, e2e.png, e2e.json")
+    save()
+    written = report.write(args.out, data)
+    log(f"wrote {', '.join(written)} (wall {time.time() - t_begin:.0f}s)")
     print(open(os.path.join(args.out, "e2e.md")).read())
     return 0
 
