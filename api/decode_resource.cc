@@ -185,16 +185,21 @@ Ok DecodeAttribute(const Reader& in, DeviceAttribute* out) {
   BERTH_RETURN_IF_ERROR(in.OptString("string", &out->string_value));
   BERTH_RETURN_IF_ERROR(in.OptString("version", &out->version_value));
   const ReadMode mode = in.mode();
+  DeviceAttributeLists lists;
   BERTH_RETURN_IF_ERROR(OptScalars(
-      in, "ints", "array of integers", &out->int_values,
+      in, "ints", "array of integers", &lists.int_values,
       [mode](const Value& v, const std::string& path) { return ToInt64(v, path, mode); }));
-  BERTH_RETURN_IF_ERROR(OptScalars(in, "bools", "array of booleans", &out->bool_values,
+  BERTH_RETURN_IF_ERROR(OptScalars(in, "bools", "array of booleans", &lists.bool_values,
                                    [](const Value& v, const std::string& path) -> Result<bool> {
                                      if (!v.IsBool()) return TypeError(path, "boolean", v);
                                      return v.AsBool();
                                    }));
-  BERTH_RETURN_IF_ERROR(in.OptStrings("strings", &out->string_values));
-  return in.OptStrings("versions", &out->version_values);
+  BERTH_RETURN_IF_ERROR(in.OptStrings("strings", &lists.string_values));
+  BERTH_RETURN_IF_ERROR(in.OptStrings("versions", &lists.version_values));
+  if (lists.int_values || lists.bool_values || lists.string_values || lists.version_values) {
+    out->lists = std::make_shared<const DeviceAttributeLists>(std::move(lists));
+  }
+  return {};
 }
 
 Ok DecodeRequestPolicy(const Reader& in, CapacityRequestPolicy* out) {

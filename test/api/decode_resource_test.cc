@@ -133,8 +133,8 @@ TEST(DecodeResourceTest, ResourceSlice) {
   EXPECT_EQ(d0.attributes.at("index").int_value, 0);
   EXPECT_EQ(d0.attributes.at("driverVersion").version_value, "1.2.3");
   EXPECT_EQ(d0.attributes.at("gpu.example.com/healthy").bool_value, true);
-  ASSERT_TRUE(d0.attributes.at("numa").int_values.has_value());
-  EXPECT_EQ(*d0.attributes.at("numa").int_values, (std::vector<int64_t>{0, 1}));
+  ASSERT_TRUE(d0.attributes.at("numa").lists->int_values.has_value());
+  EXPECT_EQ(*d0.attributes.at("numa").lists->int_values, (std::vector<int64_t>{0, 1}));
   EXPECT_FALSE(d0.attributes.at("index").string_value.has_value());
   EXPECT_EQ(d0.capacity.at("memory").value, Quantity::FromValue(int64_t{40} << 30));
   EXPECT_FALSE(d0.capacity.at("memory").request_policy.has_value());
@@ -251,9 +251,9 @@ spec:
   EXPECT_EQ(slice->spec.partition_type_attribute, "cpu.example.com/profile");
   EXPECT_EQ(slice->spec.skip_node_operations.size(), 2u);
   const Device& d = slice->spec.devices[0];
-  EXPECT_EQ(*d.attributes.at("models").string_values, (std::vector<std::string>{"a", "b"}));
-  EXPECT_EQ(*d.attributes.at("flags").bool_values, (std::vector<bool>{true, false}));
-  EXPECT_EQ(*d.attributes.at("versions").version_values, std::vector<std::string>{"1.0.0"});
+  EXPECT_EQ(*d.attributes.at("models").lists->string_values, (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(*d.attributes.at("flags").lists->bool_values, (std::vector<bool>{true, false}));
+  EXPECT_EQ(*d.attributes.at("versions").lists->version_values, std::vector<std::string>{"1.0.0"});
   EXPECT_EQ(d.consumes_counters[0].compatibility_groups, std::vector<std::string>{"g1"});
   const auto& cpu = d.node_allocatable_resources.at("cpu");
   EXPECT_EQ(cpu.mapping->device_multiplier, Quantity::FromValue(8));
