@@ -1,7 +1,7 @@
 #pragma once
 // Reflector: keeps one resource of the API server mirrored, for one typed informer.
 //
-// It lists the resource (pages of `limit=500` joined by `continue`), then watches from the list's
+// It lists the resource (pages of `limit=200` joined by `continue`), then watches from the list's
 // resourceVersion (`allowWatchBookmarks=true`, `timeoutSeconds` jittered in [300, 600]) and turns
 // what it sees into Add / Update / Delete calls on a ReflectorHandler, in event order, on the
 // reflector's own thread. Same loop as client-go's ListAndWatch:
@@ -61,7 +61,10 @@ struct ReflectorOptions {
   // A 404 on list means "not installed yet" rather than an error.
   bool optional = false;
   std::chrono::milliseconds absent_poll_interval{30000};
-  int page_size = 500;
+  // Items per list page. A page's JSON tree (~13 KB a pod) is alive while the page is decoded, on
+  // top of the objects decoded so far: 200 rather than client-go's 500 took ~4 MB off the peak
+  // RSS of a 3000-pod backlog, at the cost of 2.5x the list requests.
+  int page_size = 200;
   // Watch timeoutSeconds is drawn uniformly from [min, max].
   std::chrono::seconds min_watch_timeout{300};
   std::chrono::seconds max_watch_timeout{600};

@@ -18,8 +18,11 @@ using api::Value;
 
 namespace {
 
+std::string PodPath(const std::string& ns, const std::string& name) {
+  return "/api/v1/namespaces/" + ns + "/pods/" + name;
+}
 std::string PodPath(const api::Pod& pod) {
-  return "/api/v1/namespaces/" + pod.metadata.namespace_ + "/pods/" + pod.metadata.name;
+  return PodPath(pod.metadata.namespace_, pod.metadata.name);
 }
 
 // The API server's Status message, or the raw body.
@@ -34,30 +37,35 @@ std::string ApiMessage(const client::Response& r) {
 Value Str(const std::string& s) { return Value::String(s); }
 
 // An event's regarding/related object reference to a pod.
-Value PodReference(const api::Pod& pod) {
+Value PodReference(const PodRef& pod) {
   Value ref = Value::MakeObject();
   ref.Set("kind", Str("Pod"));
   ref.Set("apiVersion", Str("v1"));
-  ref.Set("namespace", Str(pod.metadata.namespace_));
-  ref.Set("name", Str(pod.metadata.name));
-  ref.Set("uid", Str(pod.metadata.uid));
+  ref.Set("namespace", Str(pod.namespace_));
+  ref.Set("name", Str(pod.name));
+  ref.Set("uid", Str(pod.uid));
   return ref;
 }
 
 // PATCH pods/{name}/status with {"status": status} (strategic merge).
-Result<client::Response> PatchPodStatus(client::KubeClient& client, const api::Pod& pod,
+Result<client::Response> PatchPodStatus(client::KubeClient& client, const std::string& pod_path,
                                         Value status) {
   Value patch = Value::MakeObject();
   patch.Set("status", std::move(status));
   client::Request req;
   req.method = "PATCH";
-  req.path = PodPath(pod) + "/status";
+  req.path = pod_path + "/status";
   req.content_type = "application/strategic-merge-patch+json";
   req.body = api::json::ToJson(patch);
   return client.Do(req);
 }
 
 }  // namespace
+
+PodRef PodRef::Of(const api::Pod& pod) {
+  return PodRef{pod.metadata.namespace_, pod.metadata.name, pod.metadata.uid,
+                pod.metadata.resource_version};
+}
 
 KubeApiWriter::KubeApiWriter(client::KubeClient& client) : client_(client) {}
 
@@ -117,7 +125,7 @@ framework::Status KubeApiWriter::SetNominatedNodeName(const api::Pod& pod,
                                                       const std::string& node) {
   Value status = Value::MakeObject();
   status.Set("nominatedNodeName", node.empty() ? Value() : Str(node));
-  auto resp = PatchPodStatus(client_, pod, std::move(status));
+  auto resp = PatchPodStatus(client_, PodPath(pod), std::move(status));
   if (!resp.ok()) return framework::Status::Error(resp.error());
   if (resp->status < 300 || resp->status == 404) return {};
   const std::string msg = ApiMessage(*resp);
@@ -159,15 +167,15 @@ namespace {
 // An events.k8s.io/v1 event on `regarding` (and `related`, when given) from `controller`, at
 // `micros` (microseconds since the epoch). The name is the pod's plus a unique suffix, and the
 // reference carries the pod's resourceVersion, as upstream's recorder writes them.
-Value PodEvent(const api::Pod& regarding, const api::Pod* related, const std::string& controller,
+Value PodEvent(const PodRef& regarding, const PodRef* related, const std::string& controller,
                const std::string& instance, uint64_t seq, int64_t micros, const std::string& type,
                const std::string& reason, const std::string& action, const std::string& note) {
   char suffix[40];
   std::snprintf(suffix, sizeof(suffix), ".%llx%llx", static_cast<unsigned long long>(micros),
                 static_cast<unsigned long long>(seq & 0xff));
   Value meta = Value::MakeObject();
-  meta.Set("name", Str(regarding.metadata.name + suffix));
-  meta.Set("namespace", Str(regarding.metadata.namespace_));
+  meta.Set("name", Str(regarding.name + suffix));
+  meta.Set("namespace", Str(regarding.namespace_));
   Value ev = Value::MakeObject();
   ev.Set("apiVersion", Str("events.k8s.io/v1"));
   ev.Set("kind", Str("Event"));
@@ -180,8 +188,8 @@ Value PodEvent(const api::Pod& regarding, const api::Pod* related, const std::st
   ev.Set("type", Str(type));
   ev.Set("note", Str(note));
   Value reference = PodReference(regarding);
-  if (!regarding.metadata.resource_version.empty()) {
-    reference.Set("resourceVersion", Str(regarding.metadata.resource_version));
+  if (!regarding.resource_version.empty()) {
+    reference.Set("resourceVersion", Str(regarding.resource_version));
   }
   ev.Set("regarding", std::move(reference));
   if (related != nullptr) ev.Set("related", PodReference(*related));
@@ -211,8 +219,9 @@ void KubeApiWriter::PostEvent(const api::Pod& pod, const Value& ev, const std::s
 void KubeApiWriter::RecordPreemptedEvent(const api::Pod& victim, const api::Pod& preemptor,
                                          const std::string& node) {
   // Upstream's note: "Preempted by pod <uid> on node <node>".
+  const PodRef related = PodRef::Of(preemptor);
   PostEvent(victim,
-            PodEvent(victim, &preemptor, preemptor.spec.scheduler_name, instance_,
+            PodEvent(PodRef::Of(victim), &related, preemptor.spec.scheduler_name, instance_,
                      event_seq_.fetch_add(1), NowMicros(), "Normal", "Preempted", "Preempting",
                      "Preempted by pod " + preemptor.metadata.uid + " on node " + node),
             "Preempted");
@@ -222,8 +231,8 @@ void KubeApiWriter::RecordPodEvent(const api::Pod& pod, const std::string& type,
                                    const std::string& reason, const std::string& action,
                                    const std::string& note) {
   PostEvent(pod,
-            PodEvent(pod, nullptr, pod.spec.scheduler_name, instance_, event_seq_.fetch_add(1),
-                     NowMicros(), type, reason, action, note),
+            PodEvent(PodRef::Of(pod), nullptr, pod.spec.scheduler_name, instance_,
+                     event_seq_.fetch_add(1), NowMicros(), type, reason, action, note),
             reason);
 }
 
@@ -318,10 +327,9 @@ bool KubeOutcomeSink::Flush(std::chrono::milliseconds timeout) {
 
 void KubeOutcomeSink::Scheduled(const framework::PodInfo& pod, const std::string& node,
                                 const std::string& profile) {
-  auto p = pod.pod;
-  Enqueue([this, p, node, profile] {
+  Enqueue([this, p = PodRef::Of(pod.Pod()), node, profile] {
     RecordEvent(p, "Normal", "Scheduled", "Binding",
-                "Successfully assigned " + p->Key() + " to " + node, profile);
+                "Successfully assigned " + p.Key() + " to " + node, profile);
   });
   std::lock_guard lock(series_mu_);
   last_condition_.erase(pod.Uid());
@@ -329,24 +337,22 @@ void KubeOutcomeSink::Scheduled(const framework::PodInfo& pod, const std::string
 
 void KubeOutcomeSink::Failed(const framework::PodInfo& pod, const std::string& reason,
                              const std::string& message, const std::string& profile) {
-  auto p = pod.pod;
-  Enqueue([this, p, reason, message, profile] {
+  Enqueue([this, p = PodRef::Of(pod.Pod()), reason, message, profile] {
     // As upstream: the event's note is truncated to 1024 bytes, the condition keeps it all.
     RecordEvent(p, "Warning", "FailedScheduling", "Scheduling", framework::TruncateNote(message),
                 profile);
     if (reason == "Unschedulable" || reason == "SchedulerError") {
-      PatchCondition(*p, reason, message);
+      PatchCondition(p, reason, message);
     }
   });
 }
 
-void KubeOutcomeSink::RecordEvent(std::shared_ptr<const api::Pod> pod_ptr, const std::string& type,
+void KubeOutcomeSink::RecordEvent(const PodRef& pod, const std::string& type,
                                   const std::string& reason, const std::string& action,
                                   const std::string& note, const std::string& controller,
                                   int tries) {
-  const api::Pod& pod = *pod_ptr;
   const framework::TimePoint now = clock_.Now();
-  const std::string key = pod.metadata.uid + "/" + reason + "/" + note;
+  const std::string key = pod.uid + "/" + reason + "/" + note;
   const std::string now_text = api::FormatTime(api::Time{now.time_since_epoch().count()});
   {
     std::lock_guard lock(series_mu_);
@@ -364,8 +370,7 @@ void KubeOutcomeSink::RecordEvent(std::shared_ptr<const api::Pod> pod_ptr, const
       patch.Set("series", std::move(series));
       client::Request req;
       req.method = "PATCH";
-      req.path = "/apis/events.k8s.io/v1/namespaces/" + pod.metadata.namespace_ + "/events/" +
-                 st.event_name;
+      req.path = "/apis/events.k8s.io/v1/namespaces/" + pod.namespace_ + "/events/" + st.event_name;
       req.content_type = "application/merge-patch+json";
       req.body = api::json::ToJson(patch);
       auto r = client_.Do(req);
@@ -386,7 +391,7 @@ void KubeOutcomeSink::RecordEvent(std::shared_ptr<const api::Pod> pod_ptr, const
   const std::string name = ev.Find("metadata")->Find("name")->AsString();
   client::Request req;
   req.method = "POST";
-  req.path = "/apis/events.k8s.io/v1/namespaces/" + pod.metadata.namespace_ + "/events";
+  req.path = "/apis/events.k8s.io/v1/namespaces/" + pod.namespace_ + "/events";
   req.body = api::json::ToJson(ev);
   auto r = client_.Do(req);
   if (!r.ok() && tries + 1 < kMaxTriesPerEvent) {
@@ -398,8 +403,8 @@ void KubeOutcomeSink::RecordEvent(std::shared_ptr<const api::Pod> pod_ptr, const
     thread_local std::minstd_rand rng(std::random_device{}());
     std::uniform_int_distribution<int64_t> jitter(0, event_retry_delay_.count() / 4);
     const auto delay = event_retry_delay_ + std::chrono::milliseconds(jitter(rng));
-    EnqueueAfter(delay, [this, pod_ptr, type, reason, action, note, controller, tries] {
-      RecordEvent(pod_ptr, type, reason, action, note, controller, tries + 1);
+    EnqueueAfter(delay, [this, pod, type, reason, action, note, controller, tries] {
+      RecordEvent(pod, type, reason, action, note, controller, tries + 1);
     });
     return;
   }
@@ -413,12 +418,12 @@ void KubeOutcomeSink::RecordEvent(std::shared_ptr<const api::Pod> pod_ptr, const
   series_[key] = SeriesState{name, 1, now};
 }
 
-void KubeOutcomeSink::PatchCondition(const api::Pod& pod, const std::string& reason,
+void KubeOutcomeSink::PatchCondition(const PodRef& pod, const std::string& reason,
                                      const std::string& message) {
   {
     // Only when it changes, as upstream's updatePod does.
     std::lock_guard lock(series_mu_);
-    std::string& last = last_condition_[pod.metadata.uid];
+    std::string& last = last_condition_[pod.uid];
     if (last == reason + "/" + message) return;
     last = reason + "/" + message;
   }
@@ -434,7 +439,7 @@ void KubeOutcomeSink::PatchCondition(const api::Pod& pod, const std::string& rea
   conds.Push(std::move(cond));
   Value status = Value::MakeObject();
   status.Set("conditions", std::move(conds));
-  auto r = PatchPodStatus(client_, pod, std::move(status));
+  auto r = PatchPodStatus(client_, PodPath(pod.namespace_, pod.name), std::move(status));
   if (!r.ok() || r->status >= 300) {
     BERTH_LOG(1) << "updating PodScheduled of " << pod.Key()
                  << " failed: " << (r.ok() ? "HTTP " + std::to_string(r->status) : r.error());

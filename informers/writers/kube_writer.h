@@ -25,6 +25,20 @@
 
 namespace berth::writers {
 
+// Who an event or a PodScheduled patch is about: the pod's identity, without the rest of it.
+// KubeOutcomeSink's queued writes keep this rather than the pod, so a backlog of events (two
+// writer threads against sixteen binding workers) does not keep whole pods alive after the
+// informer has replaced them.
+struct PodRef {
+  std::string namespace_;
+  std::string name;
+  std::string uid;
+  std::string resource_version;
+
+  static PodRef Of(const api::Pod& pod);
+  std::string Key() const { return namespace_ + "/" + name; }
+};
+
 class KubeApiWriter final : public framework::ApiWriter {
  public:
   explicit KubeApiWriter(client::KubeClient& client);
@@ -125,10 +139,10 @@ class KubeOutcomeSink final : public framework::OutcomeSink {
   // tries: earlier attempts of this event that could not reach the API server. As upstream's
   // event broadcaster (client-go tools/events), an event that cannot be sent is tried again
   // after 10 s (±25%), up to 12 tries in all; one the server refuses is dropped with a warning.
-  void RecordEvent(std::shared_ptr<const api::Pod> pod, const std::string& type,
-                   const std::string& reason, const std::string& action, const std::string& note,
+  void RecordEvent(const PodRef& pod, const std::string& type, const std::string& reason,
+                   const std::string& action, const std::string& note,
                    const std::string& controller, int tries = 0);
-  void PatchCondition(const api::Pod& pod, const std::string& reason, const std::string& message);
+  void PatchCondition(const PodRef& pod, const std::string& reason, const std::string& message);
 
   client::KubeClient& client_;
   const framework::Clock& clock_;

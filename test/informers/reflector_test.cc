@@ -140,8 +140,8 @@ TEST_F(ReflectorTest, ListsAllPagesThenWatchesFromListResourceVersion) {
             (std::vector<std::string>{"ADD default/a@3", "ADD default/b@4", "ADD default/c@9"}));
   auto lists = client_.ListPaths(kPods);
   ASSERT_EQ(lists.size(), 2u);
-  EXPECT_EQ(lists[0], "/api/v1/pods?limit=500");
-  EXPECT_EQ(lists[1], "/api/v1/pods?limit=500&continue=tok%2B%2F%3D");
+  EXPECT_EQ(lists[0], "/api/v1/pods?limit=200");
+  EXPECT_EQ(lists[1], "/api/v1/pods?limit=200&continue=tok%2B%2F%3D");
   std::string watch = client_.WatchPaths(kPods)[0];
   EXPECT_NE(watch.find("allowWatchBookmarks=true"), std::string::npos) << watch;
   EXPECT_NE(watch.find("watch=true"), std::string::npos) << watch;
@@ -316,7 +316,7 @@ TEST_F(ReflectorTest, ExpiredContinueTokenRestartsTheList) {
   EXPECT_EQ(recorder_.events(), std::vector<std::string>{"ADD default/b@2"});
   auto lists = client_.ListPaths(kPods);
   ASSERT_EQ(lists.size(), 3u);
-  EXPECT_EQ(lists[2], "/api/v1/pods?limit=500");
+  EXPECT_EQ(lists[2], "/api/v1/pods?limit=200");
   r->Stop();
 }
 
