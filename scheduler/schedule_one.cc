@@ -92,6 +92,7 @@ bool Scheduler::ScheduleOne(bool block) {
     placed->evaluated_nodes = result.evaluated_nodes;
     placed->feasible_nodes = result.feasible_nodes;
   }
+  state->DropSchedulingCycleOnly();
   binder::BindingTask task;
   task.waiting = fwk->WaitingPodFor(pod.Uid());
   task.may_block = state->binding_may_block;

@@ -29,6 +29,7 @@ struct PreFilterState final : framework::StateData {
   // Existing pods that match each of the incoming pod's required anti-affinity terms.
   TopologyCounts anti_affinity;
 
+  bool SchedulingCycleOnly() const override { return true; }
   std::unique_ptr<framework::StateData> Clone() const override {
     return std::make_unique<PreFilterState>(*this);
   }

@@ -17,6 +17,7 @@ const framework::StateKey& PreScoreKey() {
 struct PreScoreState final : framework::StateData {
   TopologyCounts topology_score{/*erase_zero=*/false};
 
+  bool SchedulingCycleOnly() const override { return true; }
   std::unique_ptr<framework::StateData> Clone() const override {
     return std::make_unique<PreScoreState>(*this);
   }

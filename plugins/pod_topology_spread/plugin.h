@@ -66,6 +66,7 @@ struct PreFilterState final : framework::StateData {
     if (domains[i].NumDomains() < static_cast<size_t>(c.min_domains)) return 0;
     return domains[i].Min();
   }
+  bool SchedulingCycleOnly() const override { return true; }
   std::unique_ptr<framework::StateData> Clone() const override {
     return std::make_unique<PreFilterState>(*this);
   }
@@ -81,6 +82,7 @@ struct PreScoreState final : framework::StateData {
   std::vector<std::vector<int64_t>> pod_counts;
   std::vector<double> normalizing_weight;
 
+  bool SchedulingCycleOnly() const override { return true; }
   std::unique_ptr<framework::StateData> Clone() const override {
     return std::make_unique<PreScoreState>(*this);
   }

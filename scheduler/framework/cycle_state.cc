@@ -44,6 +44,12 @@ void CycleState::Delete(const StateKey& key) {
   if (i < slots_.size()) slots_[i].reset();
 }
 
+void CycleState::DropSchedulingCycleOnly() {
+  for (auto& slot : slots_) {
+    if (slot && slot->SchedulingCycleOnly()) slot.reset();
+  }
+}
+
 std::unique_ptr<CycleState> CycleState::Clone() const {
   auto out = std::make_unique<CycleState>();
   out->slots_.resize(slots_.size());

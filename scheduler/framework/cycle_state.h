@@ -20,6 +20,10 @@ class StateData {
  public:
   virtual ~StateData() = default;
   virtual std::unique_ptr<StateData> Clone() const = 0;
+  // True for data only the scheduling cycle reads (PreFilter/Filter/PreScore/Score state, no
+  // Reserve/Permit/PreBind/Bind/Unreserve use): the scheduler drops it before the binding cycle,
+  // so the pods waiting for a binding worker do not each hold, say, a cluster-wide topology count.
+  virtual bool SchedulingCycleOnly() const { return false; }
 };
 
 class StateKey {
@@ -40,6 +44,8 @@ class CycleState {
 
   void Write(const StateKey& key, std::unique_ptr<StateData> data);
   void Delete(const StateKey& key);
+  // Drops every slot whose data is SchedulingCycleOnly (before the binding cycle).
+  void DropSchedulingCycleOnly();
   StateData* ReadRaw(const StateKey& key) const {
     auto i = static_cast<size_t>(key.id());
     return i < slots_.size() ? slots_[i].get() : nullptr;

