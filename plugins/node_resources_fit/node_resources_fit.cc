@@ -231,53 +231,36 @@ class Fit final : public framework::PreFilterPlugin,
       }
     }
     if (!too_many_pods && !cpu && !mem && !eph && !scalar_fails) return Status();
-    if (!scalar_fails && !s->requests_nothing) {
-      // The usual rejections: one shared Status per combination, no allocation per node.
-      const bool unresolvable = (cpu && s->milli_cpu > alloc.milli_cpu) ||
-                                (mem && s->memory > alloc.memory) ||
-                                (eph && s->ephemeral_storage > alloc.ephemeral_storage);
-      static const std::array<Status, 32> kCommon = [] {
-        std::array<Status, 32> table;
-        for (int bits = 1; bits < 32; ++bits) {
-          std::vector<std::string> reasons;
-          if (bits & 1) reasons.emplace_back(kErrReasonTooManyPods);
-          if (bits & 2) reasons.emplace_back(kErrReasonInsufficientCPU);
-          if (bits & 4) reasons.emplace_back(kErrReasonInsufficientMemory);
-          if (bits & 8) reasons.emplace_back(kErrReasonInsufficientEphemeralStorage);
-          const Code code =
-              (bits & 16) ? Code::kUnschedulableAndUnresolvable : Code::kUnschedulable;
-          table[static_cast<size_t>(bits)] = Status(code, std::move(reasons)).WithPlugin(kName);
-        }
-        return table;
-      }();
-      const int bits = (too_many_pods ? 1 : 0) | (cpu ? 2 : 0) | (mem ? 4 : 0) | (eph ? 8 : 0) |
-                       (unresolvable ? 16 : 0);
-      return kCommon[static_cast<size_t>(bits)];
-    }
+    // cpu, mem and eph are false for a pod that requests nothing (its requests are all 0).
+    bool unresolvable = (cpu && s->milli_cpu > alloc.milli_cpu) ||
+                        (mem && s->memory > alloc.memory) ||
+                        (eph && s->ephemeral_storage > alloc.ephemeral_storage);
+    // The usual rejections: one shared Status per combination of the fixed reasons, in upstream's
+    // order, so that rejecting a node allocates nothing.
+    static const std::array<Status, 32> kCommon = [] {
+      std::array<Status, 32> table;
+      for (int bits = 1; bits < 32; ++bits) {
+        std::vector<std::string> reasons;
+        if (bits & 1) reasons.emplace_back(kErrReasonTooManyPods);
+        if (bits & 2) reasons.emplace_back(kErrReasonInsufficientCPU);
+        if (bits & 4) reasons.emplace_back(kErrReasonInsufficientMemory);
+        if (bits & 8) reasons.emplace_back(kErrReasonInsufficientEphemeralStorage);
+        const Code code = (bits & 16) ? Code::kUnschedulableAndUnresolvable : Code::kUnschedulable;
+        table[static_cast<size_t>(bits)] = Status(code, std::move(reasons)).WithPlugin(kName);
+      }
+      return table;
+    }();
+    const int bits = (too_many_pods ? 1 : 0) | (cpu ? 2 : 0) | (mem ? 4 : 0) | (eph ? 8 : 0);
+    if (!scalar_fails) return kCommon[static_cast<size_t>(bits | (unresolvable ? 16 : 0))];
 
-    // Failure path: build the reasons (allocation is fine here).
+    // An extended resource is short too: its reasons follow the fixed ones.
     std::vector<std::string> reasons;
-    bool unresolvable = false;
-    if (too_many_pods) reasons.emplace_back(kErrReasonTooManyPods);
-    if (!s->requests_nothing) {
-      if (cpu) {
-        reasons.emplace_back(kErrReasonInsufficientCPU);
-        unresolvable |= s->milli_cpu > alloc.milli_cpu;
-      }
-      if (mem) {
-        reasons.emplace_back(kErrReasonInsufficientMemory);
-        unresolvable |= s->memory > alloc.memory;
-      }
-      if (eph) {
-        reasons.emplace_back(kErrReasonInsufficientEphemeralStorage);
-        unresolvable |= s->ephemeral_storage > alloc.ephemeral_storage;
-      }
-      for (const auto& sr : s->scalars) {
-        if (DelegatedToDRA(sr, alloc)) continue;
-        if (sr.quantity > alloc.Scalar(sr.name) - used.Scalar(sr.name)) {
-          reasons.push_back(sr.reason);
-          unresolvable |= sr.quantity > alloc.Scalar(sr.name);
-        }
+    if (bits != 0) reasons = kCommon[static_cast<size_t>(bits)].reasons();
+    for (const auto& sr : s->scalars) {
+      if (DelegatedToDRA(sr, alloc)) continue;
+      if (sr.quantity > alloc.Scalar(sr.name) - used.Scalar(sr.name)) {
+        reasons.push_back(sr.reason);
+        unresolvable |= sr.quantity > alloc.Scalar(sr.name);
       }
     }
     return Status(unresolvable ? Code::kUnschedulableAndUnresolvable : Code::kUnschedulable,
