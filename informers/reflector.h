@@ -8,7 +8,8 @@
 //  - BOOKMARK events advance the resourceVersion; nothing is delivered;
 //  - an ERROR event with code 410 (Gone, "too old resource version") or a 410 answer to the
 //    watch request -> relist; a stream that ends -> re-watch from the last resourceVersion;
-//  - connection errors, 429 / 5xx and other ERROR events -> re-watch (or re-list) after a backoff;
+//  - connection errors, 429 / 5xx, other ERROR events and a watch line longer than the client's
+//    limit (16 MiB) -> re-watch (or re-list) after a backoff;
 //  - every relist waits a backoff first, as client-go's reflector waits its delayHandler between
 //    ListAndWatch calls: a server that answers 410 to every watch gets a list every 0.8 s at first
 //    and every 30-60 s later, not a relist storm at the client's whole QPS budget. The backoff is
@@ -18,7 +19,10 @@
 //  - a list's pages are bounded (client::PaginationGuard: a repeated continue token, more than a
 //    million items or 100,000 pages end the attempt with an error, then the backoff); a continue
 //    token that expired (410 on a page after the first) falls back once to a full list (no
-//    `limit`, no `continue`), as client-go's pager does; a second 410 fails the attempt;
+//    `limit`, no `continue`), as client-go's pager does; a second 410 fails the attempt. Lists
+//    send no resourceVersion (= "", a consistent read), so client-go's other fallback (a list at
+//    a resourceVersion too old -> list again at "") has nothing to fall back from: a 410 on a
+//    first page fails the attempt;
 //  - a relist is diffed against what was delivered before: Add for new keys, Update for keys whose
 //    resourceVersion changed, Delete for keys that are gone, so a handler never misses a deletion
 //    that happened while the watch was down;
