@@ -18,7 +18,7 @@ namespace berth::client {
 // client-go's limit on one watch event: apimachinery's streaming decoder refuses an object over
 // 16 MiB with "object to decode was longer than maximum allowed size". The API server stores
 // objects of at most ~1.5 MiB (etcd's --max-request-bytes) and takes request bodies of at most
-// 3 MB; the JSON of a large Node or ResourceSlice stays well under this.
+// 3 MiB (MaxRequestBodyBytes); the JSON of a large Node or ResourceSlice stays well under this.
 inline constexpr size_t kMaxWatchLine = 16 << 20;
 
 class WatchLineSplitter {
