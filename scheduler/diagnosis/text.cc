@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "api/decode.h"
+#include "base/strings.h"
 
 namespace berth::diagnosis {
 namespace {
@@ -34,20 +35,20 @@ std::string Table(const std::vector<std::vector<std::string>>& rows, const std::
 
 std::string RenderText(const Record& r, const std::string& source) {
   std::ostringstream out;
-  out << "Pod " << r.pod;
-  if (!r.profile.empty()) out << " (scheduler " << r.profile << ")";
-  out << ": " << r.status;
-  if (!r.node.empty()) out << " on " << r.node;
+  out << "Pod " << OneLine(r.pod);
+  if (!r.profile.empty()) out << " (scheduler " << OneLine(r.profile) << ")";
+  out << ": " << OneLine(r.status);
+  if (!r.node.empty()) out << " on " << OneLine(r.node);
   if (r.attempted_unix_micros != 0) {
     out << ", attempted " << api::FormatTime(api::Time{r.attempted_unix_micros});
   }
-  out << "\nSource: " << source << "\n";
-  if (!r.message.empty()) out << "Message: " << r.message << "\n";
-  if (!r.nominated_node.empty()) out << "Nominated node: " << r.nominated_node << "\n";
+  out << "\nSource: " << OneLine(source) << "\n";
+  if (!r.message.empty()) out << "Message: " << OneLine(r.message) << "\n";
+  if (!r.nominated_node.empty()) out << "Nominated node: " << OneLine(r.nominated_node) << "\n";
   if (!r.pre_filter.empty()) {
     out << "\nRejected before any node was tried (PreFilter";
-    if (!r.pre_filter_plugin.empty()) out << " " << r.pre_filter_plugin;
-    out << "): " << r.pre_filter << "\n";
+    if (!r.pre_filter_plugin.empty()) out << " " << OneLine(r.pre_filter_plugin);
+    out << "): " << OneLine(r.pre_filter) << "\n";
   }
   if (!r.nearest.empty()) {
     out << "\nNearest nodes (what each would need):\n";
@@ -55,11 +56,12 @@ std::string RenderText(const Record& r, const std::string& source) {
     for (const NearMiss& n : r.nearest) {
       bool first = true;
       if (!n.preemption.empty()) {
-        rows.push_back({n.node, "DefaultPreemption", "preemption", n.preemption});
+        rows.push_back({OneLine(n.node), "DefaultPreemption", "preemption", OneLine(n.preemption)});
         first = false;
       }
       for (const Failure& f : n.failed) {
-        rows.push_back({first ? n.node : "", f.plugin, f.reason, f.need.empty() ? "-" : f.need});
+        rows.push_back({first ? OneLine(n.node) : "", OneLine(f.plugin), OneLine(f.reason),
+                        f.need.empty() ? "-" : OneLine(f.need)});
         first = false;
       }
     }
@@ -68,16 +70,16 @@ std::string RenderText(const Record& r, const std::string& source) {
   if (r.preemption) {
     out << "\nPreemption: ";
     if (!r.preemption->node.empty()) {
-      out << "node " << r.preemption->node << ", evicting";
+      out << "node " << OneLine(r.preemption->node) << ", evicting";
       for (const Victim& v : r.preemption->victims) {
-        out << " " << v.pod << " (priority " << v.priority << ")";
+        out << " " << OneLine(v.pod) << " (priority " << v.priority << ")";
       }
       out << "\n";
     } else {
       // The message is PostFilter's, already prefixed "preemption: ".
       std::string msg = r.preemption->message.empty() ? "no candidate" : r.preemption->message;
       if (msg.starts_with("preemption: ")) msg.erase(0, 12);
-      out << msg << "\n";
+      out << OneLine(msg) << "\n";
     }
   }
   if (!r.filter.empty()) {
@@ -93,9 +95,10 @@ std::string RenderText(const Record& r, const std::string& source) {
     std::vector<std::vector<std::string>> rows{{"NODES", "REASONS"}};
     for (const auto& [reasons, nodes] : groups) {
       std::string names;
-      for (size_t i = 0; i < nodes.size() && i < 3; ++i) names += (i ? ", " : "") + nodes[i];
+      for (size_t i = 0; i < nodes.size() && i < 3; ++i)
+        names += (i ? ", " : "") + OneLine(nodes[i]);
       if (nodes.size() > 3) names += " and " + std::to_string(nodes.size() - 3) + " more";
-      rows.push_back({names, reasons});
+      rows.push_back({names, OneLine(reasons)});
     }
     out << Table(rows, "  ");
   }

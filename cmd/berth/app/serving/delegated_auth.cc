@@ -6,12 +6,12 @@
 #include <deque>
 #include <mutex>
 #include <thread>
-#include <unordered_map>
 #include <utility>
 
 #include "api/json/parse.h"
 #include "api/value.h"
 #include "base/log.h"
+#include "cmd/berth/app/serving/auth_cache.h"
 #include "cmd/berth/app/serving/client_cert.h"
 
 namespace berth::serving {
@@ -59,36 +59,16 @@ std::string Unescape(const std::string& s) {
   return out;
 }
 
-// A map from key to value that forgets entries after their TTL. Thread-safe.
-template <typename V>
-class TtlCache {
- public:
-  std::optional<V> Get(const std::string& key, Clock::time_point now) {
-    std::lock_guard lock(mu_);
-    auto it = entries_.find(key);
-    if (it == entries_.end()) return std::nullopt;
-    if (now >= it->second.second) {
-      entries_.erase(it);
-      return std::nullopt;
-    }
-    return it->second.first;
+// What a cached answer holds beyond its struct (its strings' characters), for the byte budgets.
+size_t StringsBytes(const UserInfo& u) {
+  size_t n = u.name.size() + u.uid.size();
+  for (const auto& g : u.groups) n += sizeof(std::string) + g.size();
+  for (const auto& [k, values] : u.extra) {
+    n += 64 + k.size();  // the map node
+    for (const auto& v : values) n += sizeof(std::string) + v.size();
   }
-  void Put(const std::string& key, V value, Clock::time_point expiry) {
-    std::lock_guard lock(mu_);
-    if (entries_.size() >= kMaxEntries) {
-      // Many distinct keys (a storm of random tokens): drop what has expired, else everything.
-      const auto now = Clock::now();
-      std::erase_if(entries_, [&](const auto& e) { return e.second.second <= now; });
-      if (entries_.size() >= kMaxEntries) entries_.clear();
-    }
-    entries_[key] = {std::move(value), expiry};
-  }
-
- private:
-  static constexpr size_t kMaxEntries = 8192;
-  std::mutex mu_;
-  std::unordered_map<std::string, std::pair<V, Clock::time_point>> entries_;  // guarded by mu_
-};
+  return n;
+}
 
 // A SubjectAccessReview's answer.
 struct AccessDecision {
@@ -96,6 +76,11 @@ struct AccessDecision {
   bool denied = false;
   std::string reason;
 };
+
+// Same limit as upstream's webhook authorizer (maxControlledAttrCacheSize): a request whose
+// requester-controlled attributes (verb and path) are this large is not cached, as it may be a
+// DoS attempt.
+constexpr size_t kMaxControlledAttrCacheSize = 10000;
 
 // Fixed worker threads running queued tasks; queued tasks are dropped at destruction.
 class WorkerPool {
@@ -237,10 +222,11 @@ struct DelegatedAuth::Impl {
   DelegatedAuthConfig config;
   std::unique_ptr<CertVerifier> client_ca;
   std::unique_ptr<CertVerifier> request_header_ca;
-  std::vector<std::string> allow_paths;     // exact, without the leading "/"
-  std::vector<std::string> allow_prefixes;  // from "x*", without the leading "/"
-  TtlCache<Authentication> tokens;
-  TtlCache<AccessDecision> access;
+  std::vector<std::string> allow_paths;                      // exact, without the leading "/"
+  std::vector<std::string> allow_prefixes;                   // from "x*", without the leading "/"
+  TokenCacheKey token_key;                                   // set by Create
+  std::unique_ptr<ExpiringLruCache<Authentication>> tokens;  // by TokenCacheKey::Of(token)
+  std::unique_ptr<ExpiringLruCache<AccessDecision>> access;  // by the SAR spec's JSON
   std::atomic<uint64_t> token_reviews{0};
   std::atomic<uint64_t> access_reviews{0};
   // Last: joined (in its destructor) before the members its tasks use are destroyed.
@@ -333,7 +319,16 @@ struct DelegatedAuth::Impl {
     return "";
   }
 
-  Authentication ReviewToken(const std::string& token) {
+  // Caches the answer under `key` (TokenCacheKey::Of(token)), for token_ttl whether the token
+  // authenticated or not (upstream's delegating CacheTTL for both); errors are not cached.
+  void CacheToken(std::string key, const Authentication& a) {
+    if (config.token_ttl <= std::chrono::milliseconds::zero()) return;  // upstream: 0 = no cache
+    const Clock::time_point now = Now();
+    tokens->Put(std::move(key), a, StringsBytes(a.user) + a.error.size(), now + config.token_ttl,
+                now);
+  }
+
+  Authentication ReviewToken(const std::string& token, std::string key) {
     token_reviews.fetch_add(1, std::memory_order_relaxed);
     api::Value spec = api::Value::MakeObject();
     spec.Set("token", api::Value::String(token));
@@ -350,7 +345,7 @@ struct DelegatedAuth::Impl {
       const std::string* why = StringAt(status, "error");
       Authentication a{false, {}, "invalid bearer token"};
       if (why && !why->empty()) a.error += ": " + *why;
-      tokens.Put(token, a, Now() + config.token_ttl);
+      CacheToken(std::move(key), a);
       return a;
     }
     const api::Value* user = status->Find("user");
@@ -363,7 +358,7 @@ struct DelegatedAuth::Impl {
         extra && extra->IsObject()) {
       for (const auto& [k, _] : extra->AsObject()) a.user.extra[k] = StringsAt(extra, k.c_str());
     }
-    tokens.Put(token, a, Now() + config.token_ttl);
+    CacheToken(std::move(key), a);
     return a;
   }
 
@@ -388,10 +383,11 @@ struct DelegatedAuth::Impl {
     }
     if (config.authn_client != nullptr) {
       if (std::string token = BearerToken(req); !token.empty()) {
-        auto a = tokens.Get(token, Now());
+        std::string key = token_key.Of(token);
+        auto a = tokens->Get(key, Now());
         if (!a) {
           if (!network) return std::nullopt;
-          a = ReviewToken(token);
+          a = ReviewToken(token, std::move(key));
         }
         if (a->ok) return finish(std::move(*a));
         errors.push_back(a->error);
@@ -436,7 +432,19 @@ struct DelegatedAuth::Impl {
     return spec;
   }
 
-  Result<AccessDecision> ReviewAccess(const api::Value& spec, const std::string& key) {
+  // Caches the answer under `key` for allow_ttl when allowed, deny_ttl otherwise (upstream's
+  // AllowCacheTTL / DenyCacheTTL), unless the requester-controlled attributes are too large.
+  void CacheAccess(std::string key, const AccessDecision& d, const std::string& verb,
+                   const std::string& path) {
+    const std::chrono::milliseconds ttl = d.allowed ? config.allow_ttl : config.deny_ttl;
+    if (ttl <= std::chrono::milliseconds::zero()) return;
+    if (verb.size() + path.size() >= kMaxControlledAttrCacheSize) return;
+    const Clock::time_point now = Now();
+    access->Put(std::move(key), d, d.reason.size(), now + ttl, now);
+  }
+
+  Result<AccessDecision> ReviewAccess(const api::Value& spec, std::string key,
+                                      const std::string& verb, const std::string& path) {
     access_reviews.fetch_add(1, std::memory_order_relaxed);
     api::Value body = api::Value::MakeObject();
     body.Set("apiVersion", api::Value::String("authorization.k8s.io/v1"));
@@ -455,7 +463,7 @@ struct DelegatedAuth::Impl {
       d.denied = a->AsBool();
     }
     if (const std::string* r = StringAt(status, "reason")) d.reason = *r;
-    access.Put(key, d, Now() + (d.allowed ? config.allow_ttl : config.deny_ttl));
+    CacheAccess(std::move(key), d, verb, path);
     return d;
   }
 
@@ -480,11 +488,11 @@ struct DelegatedAuth::Impl {
     std::string reason;
     if (config.authz_client != nullptr) {
       api::Value spec = AccessReviewSpec(user, verb, req.path);
-      const std::string key = api::json::ToJson(spec);
-      auto d = access.Get(key, Now());
+      std::string key = api::json::ToJson(spec);
+      auto d = access->Get(key, Now());
       if (!d) {
         if (!network) return std::nullopt;
-        auto reviewed = ReviewAccess(spec, key);
+        auto reviewed = ReviewAccess(spec, std::move(key), verb, req.path);
         if (!reviewed.ok()) {
           BERTH_ERROR() << "http: authorizing " << user.name << " to " << verb << " " << req.path
                         << ": " << reviewed.error();
@@ -527,6 +535,11 @@ Result<std::unique_ptr<DelegatedAuth>> DelegatedAuth::Create(DelegatedAuthConfig
       impl->allow_paths.push_back(p);
     }
   }
+  auto token_key = TokenCacheKey::Create();
+  if (!token_key.ok()) return Error{token_key.status()};
+  impl->token_key = std::move(*token_key);
+  impl->tokens = std::make_unique<ExpiringLruCache<Authentication>>(config.token_cache_bytes);
+  impl->access = std::make_unique<ExpiringLruCache<AccessDecision>>(config.access_cache_bytes);
   impl->config = std::move(config);
   impl->pool = std::make_unique<WorkerPool>(impl->config.workers, impl->config.max_queue);
   return std::unique_ptr<DelegatedAuth>(new DelegatedAuth(std::move(impl)));
@@ -573,5 +586,12 @@ Authentication DelegatedAuth::Authenticate(const RequestCredentials& request) {
 
 uint64_t DelegatedAuth::token_reviews() const { return impl_->token_reviews.load(); }
 uint64_t DelegatedAuth::access_reviews() const { return impl_->access_reviews.load(); }
+
+DelegatedAuth::CacheUsage DelegatedAuth::token_cache() const {
+  return {impl_->tokens->bytes(), impl_->tokens->size()};
+}
+DelegatedAuth::CacheUsage DelegatedAuth::access_cache() const {
+  return {impl_->access->bytes(), impl_->access->size()};
+}
 
 }  // namespace berth::serving

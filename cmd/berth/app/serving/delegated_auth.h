@@ -9,7 +9,9 @@
 //      non-empty username header name the user, with groups and extras from their headers;
 //   2. client certificate verified against client_ca_pem: user = CN, groups = O;
 //   3. `Authorization: Bearer <token>`: a TokenReview (authentication.k8s.io/v1) through
-//      authn_client, cached for token_ttl (authenticated or not; errors are not cached).
+//      authn_client, cached for token_ttl (authenticated or not; errors are not cached) under
+//      the HMAC-SHA256 of the token with a per-process random key, as upstream's cached token
+//      authenticator: the token itself is kept nowhere once its request is answered.
 // A method that fails (a certificate that does not verify, a token the review refuses or that
 // cannot be reviewed) makes the request 401 when no other succeeds; a request without any
 // credentials is user "system:anonymous", group "system:unauthenticated". Authenticated users get
@@ -19,7 +21,13 @@
 // query), in upstream's order: a member of always_allow_groups is allowed; a path in
 // always_allow_paths ("/healthz", or "/debug/*" for a prefix) is allowed; else a
 // SubjectAccessReview (authorization.k8s.io/v1) through authz_client decides, cached for
-// allow_ttl when allowed and deny_ttl otherwise. Without authz_client, no SAR: forbidden.
+// allow_ttl when allowed and deny_ttl otherwise (not cached when verb and path together reach
+// 10,000 bytes, as upstream's webhook authorizer). Without authz_client, no SAR: forbidden.
+//
+// Both caches hold at most their byte budget (token_cache_bytes, access_cache_bytes: keys,
+// user names, groups, extras, reasons and a per-entry overhead); past it the least recently
+// used answers are dropped, so made-up tokens or paths cost a bounded amount of memory and at
+// worst more reviews. A TTL of 0 disables that cache, as upstream's.
 //
 // Answers, as upstream's:
 //   401 application/json  {"kind":"Status",...,"message":"Unauthorized","reason":"Unauthorized",
@@ -90,6 +98,11 @@ struct DelegatedAuthConfig {
   std::chrono::milliseconds token_ttl{10000};
   std::chrono::milliseconds allow_ttl{10000};
   std::chrono::milliseconds deny_ttl{10000};
+  // The caches' byte budgets (see above). 8 MiB holds some 20,000 refused tokens (about 400
+  // bytes each) or SubjectAccessReview answers of short paths; more than a scheduler's few
+  // legitimate clients (scrapers, `berth explain`) use within a TTL.
+  size_t token_cache_bytes = 8 << 20;
+  size_t access_cache_bytes = 8 << 20;
   // Per review request (upstream's TokenRequestTimeout / ClientTimeout).
   std::chrono::milliseconds review_timeout{10000};
   int workers = 4;
@@ -108,7 +121,8 @@ struct Authentication {
 class DelegatedAuth {
  public:
   // Errors: `client CA: <why>` / `request-header CA: <why>` for a bundle without a usable
-  // certificate, `always-allow path "a*b": only a trailing * is allowed`.
+  // certificate, `always-allow path "a*b": only a trailing * is allowed`; kInternal
+  // `token cache key: <why>` when OpenSSL cannot draw the random key or compute an HMAC.
   static Result<std::unique_ptr<DelegatedAuth>> Create(DelegatedAuthConfig config);
   ~DelegatedAuth();
   DelegatedAuth(const DelegatedAuth&) = delete;
@@ -127,6 +141,15 @@ class DelegatedAuth {
   // Reviews made so far (cache misses), for tests and metrics.
   uint64_t token_reviews() const;
   uint64_t access_reviews() const;
+
+  // What the token and access caches hold now (bytes as counted against their budgets,
+  // entries), for tests and metrics.
+  struct CacheUsage {
+    size_t bytes = 0;
+    size_t entries = 0;
+  };
+  CacheUsage token_cache() const;
+  CacheUsage access_cache() const;
 
  private:
   struct Impl;

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "scheduler/diagnosis/text.h"
 #include "test/testing/fake_kube_client.h"
 
 namespace berth::explain {
@@ -72,6 +73,33 @@ TEST(AskTest, LeaderThroughThePodProxy) {
   EXPECT_EQ(a.record.filter.size(), 2u);
   // An unreachable scheduler is reported at once, never retried.
   for (const auto& r : kc.Requests()) EXPECT_FALSE(r.request.retry && r.request.path != kLeasePath);
+}
+
+// The Lease holder identity and the diagnosis are text others control: `berth explain`'s text
+// form escapes their control characters and invalid UTF-8 instead of sending them to the
+// operator's terminal.
+TEST(AskTest, HostileLeaseHolderAndDiagnosisPrintEscaped) {
+  FakeKubeClient kc;
+  kc.PushResponse("GET", kLeasePath, 200,
+                  R"({"spec":{"holderIdentity":"berth-0_\u001b[31mab\r\u0007"}})");
+  kc.PushResponse("GET", LeaderPath("berth-0"), 200,
+                  R"({"pod":"shop/web-1","uid":"u1","status":"Unschedulable",
+                      "message":"0/1 nodes are available: no such key: \u001b]0;x\u0007",
+                      "filter":{"n\u001b[2J1":"cannot allocate all claims: no such key: a\nb"},
+                      "nearest":[]})");
+  Answer a = AskThroughApiServer(kc, Defaults(), "shop", "web-1");
+  ASSERT_EQ(a.kind, Answer::Kind::kFound) << a.message;
+  EXPECT_EQ(a.source, "the scheduler berth-0_\x1b[31mab\r\x07");
+  const std::string text = diagnosis::RenderText(a.record, a.source);
+  for (char c : text) EXPECT_TRUE(c == '\n' || (c >= 0x20 && c < 0x7f)) << int(c) << "\n" << text;
+  EXPECT_NE(text.find("Source: the scheduler berth-0_\\x1b[31mab\\r\\x07\n"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("Message: 0/1 nodes are available: no such key: \\x1b]0;x\\x07\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  n\\x1b[2J1  cannot allocate all claims: no such key: a\\nb\n"),
+            std::string::npos)
+      << text;
 }
 
 TEST(AskTest, TheSchedulersOwn404IsNotFound) {

@@ -179,6 +179,87 @@ TEST_F(DelegatedAuthTest, CachesExpireAfterTheirTtl) {
   EXPECT_EQ(api_.Calls(kAccessReviews), 4);
 }
 
+// A storm of made-up long tokens (anyone who reaches the port can send them, no credentials
+// needed) keeps the token cache within its byte budget, and the tokens themselves are not kept:
+// an entry costs its 32-byte HMAC key and the answer, not the 64 KB token.
+TEST_F(DelegatedAuthTest, ManyLongBogusTokensStayWithinTheTokenCacheBudget) {
+  DelegatedAuthConfig cfg;
+  cfg.token_cache_bytes = 64 * 1024;
+  auto auth = Make(cfg);
+  const std::string filler(64 * 1024 - 16, 'x');
+  for (int i = 0; i < 200; ++i) {
+    const std::string token = std::to_string(i) + filler;
+    auto r = auth->Decide(Get("/metrics", token));
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 401);
+    ASSERT_LE(auth->token_cache().bytes, cfg.token_cache_bytes) << i;
+  }
+  EXPECT_EQ(api_.Calls(kTokenReviews), 200);
+  // Entries of a few hundred bytes: the budget holds many of them...
+  EXPECT_GT(auth->token_cache().entries, 50u);
+  // ... and the most recent refusal is still served from the cache.
+  auto again = auth->Decide(Get("/metrics", "199" + filler));
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->status, 401);
+  EXPECT_EQ(api_.Calls(kTokenReviews), 200);
+}
+
+TEST_F(DelegatedAuthTest, ALongTokenIsCachedUnderItsHashNotItself) {
+  auto auth = Make();
+  const std::string token(64 * 1024, 'y');
+  EXPECT_EQ(auth->Decide(Get("/healthz", token))->status, 401);
+  EXPECT_EQ(auth->token_cache().entries, 1u);
+  // The key (32 bytes), the refusal's text and the fixed overhead; far less than the token.
+  EXPECT_LT(auth->token_cache().bytes, 1024u);
+  // Served from the cache the second time: the same answer without a second review.
+  EXPECT_EQ(auth->Decide(Get("/healthz", token))->status, 401);
+  EXPECT_EQ(api_.Calls(kTokenReviews), 1);
+}
+
+TEST_F(DelegatedAuthTest, RefusedTokensExpireAfterTheTokenTtl) {
+  DelegatedAuthConfig cfg;
+  cfg.token_ttl = std::chrono::seconds(10);
+  auto auth = Make(cfg);
+  EXPECT_EQ(auth->Decide(Get("/healthz", "bogus"))->status, 401);
+  now_ += std::chrono::seconds(9);
+  EXPECT_EQ(auth->Decide(Get("/healthz", "bogus"))->status, 401);
+  EXPECT_EQ(api_.Calls(kTokenReviews), 1);
+  now_ += std::chrono::seconds(1);
+  EXPECT_EQ(auth->Decide(Get("/healthz", "bogus"))->status, 401);
+  EXPECT_EQ(api_.Calls(kTokenReviews), 2);
+  // A TTL of 0 caches nothing, as upstream's.
+  DelegatedAuthConfig none;
+  none.token_ttl = std::chrono::milliseconds(0);
+  auto uncached = Make(none);
+  EXPECT_EQ(uncached->Decide(Get("/metrics", "good")), std::nullopt);
+  EXPECT_EQ(uncached->Decide(Get("/metrics", "good")), std::nullopt);
+  EXPECT_EQ(uncached->token_cache().entries, 0u);
+  EXPECT_EQ(api_.Calls(kTokenReviews), 4);
+}
+
+// Anonymous requests for made-up paths each need a SubjectAccessReview; their answers stay
+// within the access cache's budget, and paths of upstream's 10,000-byte limit are not cached.
+TEST_F(DelegatedAuthTest, ManyLongPathsStayWithinTheAccessCacheBudget) {
+  DelegatedAuthConfig cfg;
+  cfg.access_cache_bytes = 64 * 1024;
+  auto auth = Make(cfg);
+  const std::string filler(9000, 'p');
+  for (int i = 0; i < 100; ++i) {
+    auto r = auth->Decide(Get("/" + std::to_string(i) + filler));
+    ASSERT_TRUE(r);
+    EXPECT_EQ(r->status, 403);
+    ASSERT_LE(auth->access_cache().bytes, cfg.access_cache_bytes) << i;
+  }
+  EXPECT_GT(auth->access_cache().entries, 2u);
+  EXPECT_EQ(api_.Calls(kAccessReviews), 100);
+  EXPECT_TRUE(auth->Decide(Get("/99" + filler)));  // the latest is cached
+  EXPECT_EQ(api_.Calls(kAccessReviews), 100);
+  const std::string too_long = "/" + std::string(10000, 'q');
+  EXPECT_EQ(auth->Decide(Get(too_long))->status, 403);
+  EXPECT_EQ(auth->Decide(Get(too_long))->status, 403);
+  EXPECT_EQ(api_.Calls(kAccessReviews), 102);
+}
+
 TEST_F(DelegatedAuthTest, BadTokenIs401EvenOnAlwaysAllowedPathsAndTheRefusalIsCached) {
   auto auth = Make();
   for (const char* p : {"/metrics", "/healthz"}) {
