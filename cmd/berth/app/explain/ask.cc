@@ -48,6 +48,25 @@ std::string PodOfIdentity(const std::string& identity) {
   return underscore == std::string::npos ? identity : identity.substr(0, underscore);
 }
 
+// A pod's name is a DNS-1123 subdomain (the API server validates it so): lower-case letters,
+// digits, '-' and '.', at most 253 characters, each dot-separated label starting and ending with a
+// letter or digit. The Lease holder identity and a standby's answer are written by whoever may
+// update the Lease or answer on the port, so a name outside that form ('/', '?', "..") is refused
+// before it becomes part of a proxy path requested with the operator's credentials.
+bool IsPodName(std::string_view name) {
+  if (name.empty() || name.size() > 253) return false;
+  char prev = '.';
+  for (char c : name) {
+    const bool alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    if (!alnum && c != '-' && c != '.') return false;
+    if (c == '.' && prev == '-') return false;
+    if (c == '-' && prev == '.') return false;
+    if (c == '.' && prev == '.') return false;
+    prev = c;
+  }
+  return prev != '-' && prev != '.';
+}
+
 std::string LeaderInMessage(const std::string& message) {
   if (message.find("not the leader") == std::string::npos) return "";
   const size_t at = message.rfind(kNotLeader);
@@ -136,9 +155,15 @@ Answer AskThroughApiServer(client::KubeClient& api, const ExplainOptions& o, con
                            const std::string& pod) {
   const std::string path = ExplainPath(ns, pod);
   auto via_pod = [&](const std::string& identity) {
-    return Fetch(
-        api, PodProxyPrefix(o.lease_namespace, PodOfIdentity(identity), o.scheduler_port) + path,
-        "the scheduler " + identity);
+    const std::string pod_name = PodOfIdentity(identity);
+    if (!IsPodName(pod_name)) {
+      Answer a;
+      a.message = "the scheduler's identity " + Quote(identity) +
+                  " does not name a pod (not a DNS-1123 subdomain); not asking it";
+      return a;
+    }
+    return Fetch(api, PodProxyPrefix(o.lease_namespace, pod_name, o.scheduler_port) + path,
+                 "the scheduler " + identity);
   };
   if (o.mode == Mode::kService) {
     Answer a =

@@ -102,6 +102,22 @@ TEST(AskTest, HostileLeaseHolderAndDiagnosisPrintEscaped) {
       << text;
 }
 
+// The Lease holder identity is written by whoever may update the Lease: a pod part that is not a
+// pod name ('/', "..", '?') would change which path the operator's credentials request.
+TEST(AskTest, ALeaseHolderThatIsNoPodNameIsNotFollowed) {
+  for (const char* holder : {"../../../api/v1/secrets_x", "berth-0/../../secrets_x",
+                             "berth-0?x=1_ab", "Berth-0_ab", "_ab", "-berth_ab"}) {
+    FakeKubeClient kc;
+    kc.PushResponse("GET", kLeasePath, 200,
+                    std::string(R"({"spec":{"holderIdentity":")") + holder + "\"}}");
+    Answer a = AskThroughApiServer(kc, Defaults(), "shop", "web-1");
+    EXPECT_EQ(a.kind, Answer::Kind::kUnreachable) << holder;
+    EXPECT_NE(a.message.find("does not name a pod (not a DNS-1123 subdomain)"), std::string::npos)
+        << a.message;
+    EXPECT_EQ(kc.Requests().size(), 1u) << holder << ": only the Lease was read";
+  }
+}
+
 TEST(AskTest, TheSchedulersOwn404IsNotFound) {
   FakeKubeClient kc;
   kc.PushResponse("GET", kLeasePath, 200, R"({"spec":{"holderIdentity":"berth-0_ab"}})");
