@@ -546,6 +546,21 @@ TEST(ParseConfigTest, PodGroupPointsDecodeAndMerge) {
   EXPECT_EQ(Names(p.multi_point), kDefaultMultiPoint);
 }
 
+// berth's own extender field: the bound on an extender's answer.
+TEST(ParseConfigTest, ExtenderMaxResponseBytes) {
+  auto c =
+      Parse(Cfg("extenders:\n- {urlPrefix: 'http://e', filterVerb: f}\n"
+                "- {urlPrefix: 'http://g', filterVerb: f, maxResponseBytes: 67108864}\n"));
+  ASSERT_TRUE(c.ok()) << c.error();
+  EXPECT_EQ(c->extenders[0].max_response_bytes, 16 << 20);
+  EXPECT_EQ(c->extenders[1].max_response_bytes, 64 << 20);
+  auto bad = Parse(Cfg("extenders:\n- {urlPrefix: 'http://e', maxResponseBytes: 0}\n"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().find("extenders[0].maxResponseBytes: Invalid value: 0: must be positive"),
+            std::string::npos)
+      << bad.error();
+}
+
 TEST(ParseConfigTest, LeaderElectionOffSkipsItsChecks) {
   auto c =
       Parse(Cfg("leaderElection:\n  leaderElect: false\n  resourceLock: endpoints\n"

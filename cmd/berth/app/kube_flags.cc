@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "base/strings.h"
+#include "config/duration.h"
 #include "informers/client/beast_client.h"
 
 namespace berth::app {
@@ -17,7 +18,15 @@ std::vector<FlagSpec> KubeFlagSpecs() {
       {"context", "The kubeconfig context to use.", false, "the current context"},
       {"kube-api-qps", "Requests per second to the API server (client-side limit).", false, "50"},
       {"kube-api-burst", "Burst of requests to the API server above --kube-api-qps.", false, "100"},
+      RequestTimeoutFlagSpec(),
   };
+}
+
+FlagSpec RequestTimeoutFlagSpec() {
+  return {"request-timeout",
+          "How long the command waits for the API server, all requests and retries together "
+          "(a duration such as 30s or 2m, seconds as a bare integer, 0 for no limit).",
+          false, "60s"};
 }
 
 std::string ResolveKubeconfig(const Flags& f) {
@@ -51,6 +60,25 @@ bool ParseQps(const std::string& command, const std::string& text, float* out) {
   return true;
 }
 
+// --request-timeout: kubectl's syntax (a Go duration, or a bare integer of seconds).
+bool ParseRequestTimeout(const std::string& command, const std::string& text,
+                         std::chrono::milliseconds* out) {
+  const bool digits = !text.empty() && text.size() <= 9 &&
+                      text.find_first_not_of("0123456789") == std::string::npos;
+  if (digits) {
+    *out = std::chrono::seconds(std::stol(text));
+    return true;
+  }
+  auto d = config::ParseGoDuration(text);
+  if (!d.ok() || d->count() < 0) {
+    std::cerr << "berth " << command << ": --request-timeout: invalid value " << Quote(text)
+              << ": want a duration such as 30s or 2m, or 0 for no limit\n";
+    return false;
+  }
+  *out = std::chrono::ceil<std::chrono::milliseconds>(*d);
+  return true;
+}
+
 }  // namespace
 
 bool ReadKubeAccess(const std::string& command, const Flags& f, bool kubeconfig_required,
@@ -63,6 +91,15 @@ bool ReadKubeAccess(const std::string& command, const Flags& f, bool kubeconfig_
   if (!PositiveFlag(command, f, "kube-api-burst", burst, &burst)) return false;
   if (burst > 100000) burst = 100000;
   out->burst = static_cast<int>(burst);
+  std::chrono::milliseconds timeout = kDefaultRequestTimeout;
+  if (f.Has("request-timeout")) {
+    if (!ParseRequestTimeout(command, f.Get("request-timeout"), &timeout)) return false;
+    out->request_timeout_text = "--request-timeout " + f.Get("request-timeout");
+  }
+  // A deadline past ~290 years is none (and would overflow the clock).
+  if (timeout.count() > 0 && timeout < std::chrono::hours(24 * 365 * 100)) {
+    out->deadline = std::chrono::steady_clock::now() + timeout;
+  }
   if (out->kubeconfig.empty()) {
     if (f.Has("context")) {
       std::cerr << "berth " << command << ": --context " << Quote(f.Get("context"))
@@ -80,10 +117,17 @@ bool ReadKubeAccess(const std::string& command, const Flags& f, bool kubeconfig_
   return true;
 }
 
+client::ClientOptions WithDeadline(const KubeAccess& access, client::ClientOptions opts) {
+  opts.deadline = access.deadline;
+  opts.deadline_source = access.request_timeout_text;
+  return opts;
+}
+
 std::unique_ptr<client::KubeClient> NewKubeClient(const KubeAccess& access) {
   client::ClientOptions opts;
   opts.user_agent = std::string("berth/") + kVersion;
-  return client::NewBeastClient(access.config, access.qps, access.burst, opts);
+  return client::NewBeastClient(access.config, access.qps, access.burst,
+                                WithDeadline(access, std::move(opts)));
 }
 
 }  // namespace berth::app

@@ -1,0 +1,28 @@
+#include "cmd/berth/app/activity.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace berth::app {
+namespace {
+
+char current[256] = "";
+
+void Copy(char (&to)[256], std::string_view from) {
+  const size_t n = std::min(from.size(), sizeof(to) - 1);
+  std::memcpy(to, from.data(), n);
+  to[n] = '\0';
+}
+
+}  // namespace
+
+Doing::Doing(std::string_view what) {
+  Copy(previous_, current);
+  Copy(current, what);
+}
+
+Doing::~Doing() { Copy(current, previous_); }
+
+const char* CurrentActivity() { return current; }
+
+}  // namespace berth::app
