@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
 
 namespace berth::app {
 namespace {
@@ -16,12 +17,16 @@ void Copy(char (&to)[256], std::string_view from) {
 
 }  // namespace
 
-Doing::Doing(std::string_view what) {
+Doing::Doing(std::string_view what) : exceptions_(std::uncaught_exceptions()) {
   Copy(previous_, current);
   Copy(current, what);
 }
 
-Doing::~Doing() { Copy(current, previous_); }
+Doing::~Doing() {
+  // Unwinding: keep naming what failed.
+  if (std::uncaught_exceptions() > exceptions_) return;
+  Copy(current, previous_);
+}
 
 const char* CurrentActivity() { return current; }
 

@@ -10,7 +10,9 @@
 namespace berth::app {
 
 // Marks `what` ("reading the cluster file big.yaml") as the current activity for its lifetime;
-// the previous one comes back when it ends. Texts longer than the buffer are cut.
+// the previous one comes back when it ends normally. When it ends by an exception unwinding the
+// stack (std::bad_alloc on its way to main), `what` stays, so that main can still name it.
+// Texts longer than the buffer are cut.
 class Doing {
  public:
   explicit Doing(std::string_view what);
@@ -20,6 +22,7 @@ class Doing {
 
  private:
   char previous_[256];
+  int exceptions_;  // std::uncaught_exceptions() when made
 };
 
 // The current activity, "" when none.
