@@ -1,5 +1,6 @@
 #include "cmd/berth/app/kube_flags.h"
 
+#include <charconv>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -60,19 +61,24 @@ bool ParseQps(const std::string& command, const std::string& text, float* out) {
   return true;
 }
 
-// --request-timeout: kubectl's syntax (a Go duration, or a bare integer of seconds).
+// --request-timeout: kubectl's syntax (clientcmd.ParseTimeout: a bare integer of seconds, or a
+// Go duration) and error text; berth also refuses a negative duration. A value beyond what
+// milliseconds hold is no limit.
 bool ParseRequestTimeout(const std::string& command, const std::string& text,
                          std::chrono::milliseconds* out) {
-  const bool digits = !text.empty() && text.size() <= 9 &&
-                      text.find_first_not_of("0123456789") == std::string::npos;
-  if (digits) {
-    *out = std::chrono::seconds(std::stol(text));
+  constexpr int64_t kNoLimitSeconds = int64_t{100} * 365 * 24 * 3600;
+  if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
+    int64_t seconds = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+    if (ec != std::errc() || seconds > kNoLimitSeconds) seconds = 0;
+    *out = std::chrono::seconds(seconds);
     return true;
   }
   auto d = config::ParseGoDuration(text);
   if (!d.ok() || d->count() < 0) {
-    std::cerr << "berth " << command << ": --request-timeout: invalid value " << Quote(text)
-              << ": want a duration such as 30s or 2m, or 0 for no limit\n";
+    std::cerr << "berth " << command << ": --request-timeout " << Quote(text)
+              << ": Invalid timeout value. Timeout must be a single integer in seconds, or an "
+                 "integer followed by a corresponding time unit (e.g. 1s | 2m | 3h)\n";
     return false;
   }
   *out = std::chrono::ceil<std::chrono::milliseconds>(*d);
@@ -96,7 +102,7 @@ bool ReadKubeAccess(const std::string& command, const Flags& f, bool kubeconfig_
     if (!ParseRequestTimeout(command, f.Get("request-timeout"), &timeout)) return false;
     out->request_timeout_text = "--request-timeout " + f.Get("request-timeout");
   }
-  // A deadline past ~290 years is none (and would overflow the clock).
+  // 0, or a deadline past a century, is none (and would overflow the clock).
   if (timeout.count() > 0 && timeout < std::chrono::hours(24 * 365 * 100)) {
     out->deadline = std::chrono::steady_clock::now() + timeout;
   }

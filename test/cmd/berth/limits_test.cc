@@ -122,7 +122,13 @@ TEST(Limits, ExplainAgainstAServerThatNeverAnswersEndsAtTheRequestTimeout) {
 TEST(Limits, RequestTimeoutFlagIsCheckedAndNeedsAKubeconfig) {
   berth::testing::Run r = berth::testing::Berth("explain web --request-timeout 2d");
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("--request-timeout: invalid value \"2d\""), std::string::npos) << r.err;
+  EXPECT_NE(
+      r.err.find(
+          "berth explain: --request-timeout \"2d\": Invalid timeout value. Timeout must be a "
+          "single integer in seconds, or an integer followed by a corresponding time unit (e.g. "
+          "1s | 2m | 3h)\n"),
+      std::string::npos)
+      << r.err;
   r = berth::testing::Berth("simulate --cluster x.yaml --request-timeout 2s");
   EXPECT_EQ(r.code, 2);
   EXPECT_NE(r.err.find("--request-timeout needs --kubeconfig"), std::string::npos) << r.err;
