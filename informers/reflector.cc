@@ -103,25 +103,43 @@ void Reflector::SetResourceVersion(const std::string& rv) {
 }
 
 bool Reflector::SleepFor(milliseconds d) {
+  if (options_.clock) return options_.clock->Wait(d, stop_) && !stop_;
   std::unique_lock lock(sleep_mu_);
   return !sleep_cv_.wait_for(lock, d, [this] { return stop_.load(); });
 }
 
+Clock::time_point Reflector::Now() const {
+  return options_.clock ? options_.clock->Now() : Clock::now();
+}
+
 milliseconds Reflector::NextBackoff() {
-  backoff_ = backoff_.count() == 0 ? options_.initial_backoff
-                                   : std::min(backoff_ * 2, options_.max_backoff);
-  return backoff_;
+  // Same steps as wait.Backoff.Step under client-go's DelayWithReset, except that the reset
+  // counts from the last wait rather than the last reset (apimachinery's older
+  // ExponentialBackoffManager): a server that keeps failing stays at the cap.
+  const Clock::time_point now = Now();
+  if (backoff_.count() == 0 || now - last_backoff_ > options_.backoff_reset) {
+    backoff_ = options_.initial_backoff;
+  }
+  last_backoff_ = now;
+  const milliseconds base = backoff_;
+  backoff_ = std::min(backoff_ * 2, options_.max_backoff);
+  if (options_.backoff_jitter <= 0 || base.count() <= 0) return base;
+  std::uniform_real_distribution<double> extra(0.0, options_.backoff_jitter);
+  return base + milliseconds(static_cast<int64_t>(extra(rng_) * static_cast<double>(base.count())));
 }
 
 void Reflector::Run() {
+  bool first = true;
   while (!stop_) {
+    // Between two lists, the backoff: client-go waits its delayHandler after every
+    // ListAndWatch, so a relist after a 410 never comes at once.
+    if (!first && !SleepFor(NextBackoff())) return;
+    first = false;
     bool absent = false;
-    if (!ListAndReplace(&absent)) {
-      if (stop_ || !SleepFor(NextBackoff())) return;
-      continue;
-    }
+    if (!ListAndReplace(&absent)) continue;
     if (absent) {
       if (!SleepFor(options_.absent_poll_interval)) return;
+      first = true;  // polled at its own interval, not after a backoff
       continue;
     }
     bool first_watch = true;
@@ -138,14 +156,24 @@ void Reflector::Run() {
   }
 }
 
+std::string Reflector::ListPath(const std::string& cont, bool full) const {
+  if (full && cont.empty()) return options_.list_path;
+  std::string path = options_.list_path + "?limit=" + std::to_string(options_.page_size);
+  if (!cont.empty()) path += "&continue=" + QueryEscape(cont);
+  return path;
+}
+
 bool Reflector::ListAndReplace(bool* absent) {
   std::vector<Listed> items;
   std::string list_rv;
   std::string cont;
+  client::PaginationGuard guard(
+      "list " + options_.kind + " (" + client_.Server() + options_.list_path + ")",
+      options_.list_bounds);
+  bool full = false;  // the one full list after an expired continue token
   for (;;) {
     client::Request req;
-    req.path = options_.list_path + "?limit=" + std::to_string(options_.page_size);
-    if (!cont.empty()) req.path += "&continue=" + QueryEscape(cont);
+    req.path = ListPath(cont, full);
     // The reflector retries with its own (interruptible) backoff.
     req.retry = false;
     req.timeout = options_.request_timeout;
@@ -173,11 +201,16 @@ bool Reflector::ListAndReplace(bool* absent) {
       *absent = true;
       return true;
     }
-    if (resp->status == 410 && !cont.empty()) {
-      // The continue token expired mid-list: start over, as client-go's pager does.
-      Log("list " + options_.kind + ": continue token expired; listing again");
+    if (resp->status == 410 && !cont.empty() && !full) {
+      // The continue token expired mid-list: one full list (no limit), as client-go's pager
+      // does (FullListIfExpired); paging again could expire again. Once only: a second 410
+      // fails this attempt, and the backoff comes before the next.
+      Log("list " + options_.kind + ": continue token expired (" + StatusMessage(resp->body) +
+          "); listing again in full");
       items.clear();
       cont.clear();
+      guard.Restart();
+      full = true;
       continue;
     }
     if (resp->status != 200) {
@@ -193,7 +226,13 @@ bool Reflector::ListAndReplace(bool* absent) {
     const api::Value* meta = doc->Find("metadata");
     list_rv = StringMember(meta, "resourceVersion");
     cont = StringMember(meta, "continue");
+    const size_t before = items.size();
     AddListed(*doc, &items);
+    if (auto bounded = guard.Page(static_cast<int64_t>(items.size() - before), cont);
+        !bounded.ok()) {
+      Log(bounded.error());
+      return false;
+    }
     if (cont.empty()) break;
   }
   {
@@ -356,7 +395,7 @@ Reflector::WatchOutcome Reflector::Watch() {
   // Bounds connecting and the response head; the body runs until the server's timeoutSeconds.
   req.timeout = options_.request_timeout;
 
-  auto start = Clock::now();
+  auto start = Now();
   bool delivered = false;
   std::optional<WatchOutcome> line_outcome;
   std::string error_body;
@@ -372,8 +411,9 @@ Reflector::WatchOutcome Reflector::Watch() {
   if (stop_) return WatchOutcome::kStop;
   if (line_outcome == WatchOutcome::kRelist) return WatchOutcome::kRelist;
 
-  bool healthy = delivered || Clock::now() - start >= options_.healthy_stream;
-  if (healthy) ResetBackoff();
+  // Healthy or not, the backoff is not reset here: only time resets it (backoff_reset), so a
+  // server that delivers one event and then fails every stream is still backed off.
+  bool healthy = delivered || Now() - start >= options_.healthy_stream;
   if (!line_outcome.has_value()) {
     if (!status.ok()) {
       Log("watch " + options_.kind + ": " + status.error());

@@ -8,9 +8,21 @@
 //  - BOOKMARK events advance the resourceVersion; nothing is delivered;
 //  - an ERROR event with code 410 (Gone, "too old resource version") or a 410 answer to the
 //    watch request -> relist; a stream that ends -> re-watch from the last resourceVersion;
-//  - connection errors, 429 / 5xx and other ERROR events -> re-watch (or re-list) after a backoff
-//    that starts at 200 ms and doubles up to 30 s; it is reset by a healthy stream (one that
-//    delivered an event or stayed open for a second);
+//  - connection errors, 429 / 5xx, other ERROR events and a watch line longer than the client's
+//    limit (16 MiB) -> re-watch (or re-list) after a backoff;
+//  - every relist waits a backoff first, as client-go's reflector waits its delayHandler between
+//    ListAndWatch calls: a server that answers 410 to every watch gets a list every 0.8 s at first
+//    and every 30-60 s later, not a relist storm at the client's whole QPS budget. The backoff is
+//    client-go's (800 ms doubling up to 30 s, each wait jittered by up to +100%, back to 800 ms
+//    after 2 min without a backoff); a stream the server ends normally (timeoutSeconds) after a
+//    healthy run (an event delivered, or open for `healthy_stream`) is re-watched at once;
+//  - a list's pages are bounded (client::PaginationGuard: a repeated continue token, more than a
+//    million items or 100,000 pages end the attempt with an error, then the backoff); a continue
+//    token that expired (410 on a page after the first) falls back once to a full list (no
+//    `limit`, no `continue`), as client-go's pager does; a second 410 fails the attempt. Lists
+//    send no resourceVersion (= "", a consistent read), so client-go's other fallback (a list at
+//    a resourceVersion too old -> list again at "") has nothing to fall back from: a 410 on a
+//    first page fails the attempt;
 //  - a relist is diffed against what was delivered before: Add for new keys, Update for keys whose
 //    resourceVersion changed, Delete for keys that are gone, so a handler never misses a deletion
 //    that happened while the watch was down;
@@ -42,6 +54,7 @@
 #include "api/value.h"
 #include "base/result.h"
 #include "informers/client/kube_client.h"
+#include "informers/client/pagination.h"
 
 namespace berth::informers {
 
@@ -52,6 +65,17 @@ using LogFn = std::function<void(std::string_view line)>;
 
 // Writes `line` to stderr through base/log.h (the default LogFn).
 void LogToStderr(std::string_view line);
+
+// Clock seam for the reflector's backoff: the time, and an interruptible wait. Tests substitute
+// a fake that records the waits and advances its time instead of sleeping.
+class ReflectorClock {
+ public:
+  virtual ~ReflectorClock() = default;
+  virtual std::chrono::steady_clock::time_point Now() = 0;
+  // Waits d, returning early with false once `stop` is set; true when d passed. Called on the
+  // reflector's thread only.
+  virtual bool Wait(std::chrono::milliseconds d, const std::atomic<bool>& stop) = 0;
+};
 
 struct ReflectorOptions {
   // Kind for messages ("Pod") and the collection path ("/api/v1/pods",
@@ -68,10 +92,20 @@ struct ReflectorOptions {
   // Watch timeoutSeconds is drawn uniformly from [min, max].
   std::chrono::seconds min_watch_timeout{300};
   std::chrono::seconds max_watch_timeout{600};
-  std::chrono::milliseconds initial_backoff{200};
+  // Backoff between attempts, client-go's reflector's (wait.Backoff{800ms, factor 2, jitter 1.0,
+  // cap 30s}.DelayWithReset(2m)): the n-th wait is uniform in [b, b * (1 + jitter)) for
+  // b = min(initial * 2^n, max); it starts from `initial_backoff` again when no wait was asked
+  // for `backoff_reset`.
+  std::chrono::milliseconds initial_backoff{800};
   std::chrono::milliseconds max_backoff{30000};
-  // A stream that stays open this long (or delivers an event) is healthy: backoff resets.
+  double backoff_jitter = 1.0;
+  std::chrono::milliseconds backoff_reset{120000};
+  // A watch the server ends after this long (or after an event) is re-watched without a wait.
   std::chrono::milliseconds healthy_stream{1000};
+  // Bounds of one list (see client::PaginationGuard).
+  client::ListBounds list_bounds;
+  // nullptr: the steady clock, and waits interrupted by Stop().
+  std::shared_ptr<ReflectorClock> clock;
   // Timeout of each list page request, and of connecting + the response head of a watch.
   std::chrono::milliseconds request_timeout{60000};
   LogFn log = LogToStderr;
@@ -130,6 +164,9 @@ class Reflector {
   // Lists every page; on success delivers the diff and sets rv_. Returns false to retry later
   // (after backoff) and sets *absent for an optional resource answering 404.
   bool ListAndReplace(bool* absent);
+  // The request path of one list page: `limit` and `continue`, or none for the full list that
+  // follows an expired continue token.
+  std::string ListPath(const std::string& cont, bool full) const;
   WatchOutcome Watch();
   // Applies one watch line; returns kRelist on a 410 ERROR, kRewatch on another ERROR, nullopt to
   // keep reading.
@@ -150,8 +187,9 @@ class Reflector {
   ObjectPtr Decode(const api::Value& obj, const std::string& key, const std::string& rv);
   // Sleeps up to d unless stopped; returns false when stopped.
   bool SleepFor(std::chrono::milliseconds d);
+  // The next backoff wait (see ReflectorOptions::initial_backoff).
   std::chrono::milliseconds NextBackoff();
-  void ResetBackoff() { backoff_ = std::chrono::milliseconds(0); }
+  std::chrono::steady_clock::time_point Now() const;
   void Log(const std::string& line) const;
   void SetResourceVersion(const std::string& rv);
 
@@ -170,7 +208,8 @@ class Reflector {
   std::unordered_map<std::string, Known> known_;
   std::unordered_map<std::string, std::string> logged_bad_;  // key -> rv whose error was logged
   std::string rv_;
-  std::chrono::milliseconds backoff_{0};
+  std::chrono::milliseconds backoff_{0};  // the next wait before jitter; 0 = initial
+  std::chrono::steady_clock::time_point last_backoff_{};
   std::mt19937_64 rng_;
 
   // Guarded by stats_mu_.

@@ -6,6 +6,8 @@
 #include <thread>
 #include <utility>
 
+#include "informers/client/watch_lines.h"
+
 namespace berth::client {
 
 using Clock = std::chrono::steady_clock;
@@ -191,25 +193,24 @@ Result<int> BeastClient::Stream(const Request& req,
     return status;
   }
 
-  std::string pending;
+  WatchLineSplitter lines(opts_.max_watch_line);
+  bool too_long = false;
   auto on_data = [&](std::string_view data) {
-    pending.append(data);
-    size_t start = 0;
-    for (size_t nl; (nl = pending.find('\n', start)) != std::string::npos; start = nl + 1) {
-      std::string_view line(pending.data() + start, nl - start);
-      if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-      if (line.empty()) continue;
-      if (!on_line(line)) return false;
-    }
-    pending.erase(0, start);
-    return true;
+    auto fed = lines.Feed(data, on_line);
+    too_long = fed == WatchLineSplitter::Status::kTooLong;
+    return fed == WatchLineSplitter::Status::kOk;
   };
   auto body = conn.ReadBody(on_data, Clock::time_point::max(), stop);
+  if (too_long) {
+    // apimachinery's streaming decoder's words, with the bound.
+    return Error{Describe(req) + ": object to decode was longer than maximum allowed size (" +
+                 std::to_string(lines.max_line()) + " bytes on one watch line)"};
+  }
   if (auto* e = std::get_if<HttpError>(&body)) return fail(*e);
   // The server closed the stream: a final line without its newline is still delivered (a
   // truncated object then fails to decode in the caller, which re-lists or re-watches).
-  if (std::get<bool>(body) && !pending.empty() && !(stop != nullptr && stop->load())) {
-    on_line(pending);
+  if (std::get<bool>(body) && !lines.Rest().empty() && !(stop != nullptr && stop->load())) {
+    on_line(lines.Rest());
   }
   return 200;
 }

@@ -15,7 +15,10 @@
 //  - Deadline: ClientOptions::deadline bounds every Do as a whole (see there).
 //  - Stream: one dedicated connection per call; req.timeout (or the default) bounds connecting
 //    and the response head only, the body is read until the server closes it, on_line says stop
-//    or *stop is set (noticed within ~100 ms, even when the server sends nothing).
+//    or *stop is set (noticed within ~100 ms, even when the server sends nothing). A line longer
+//    than ClientOptions::max_watch_line ends the stream with an Error:
+//    `GET https://host/api/v1/pods?watch=...: object to decode was longer than maximum allowed
+//    size (16777216 bytes on one watch line)`.
 //
 // Thread-safe: Do and Stream may be called from any number of threads concurrently.
 
@@ -31,6 +34,7 @@
 #include "informers/client/http_client.h"
 #include "informers/client/kube_client.h"
 #include "informers/client/rate_limiter.h"
+#include "informers/client/watch_lines.h"
 
 namespace berth::client {
 
@@ -53,6 +57,9 @@ struct ClientOptions {
   // (<deadline_source>)`.
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   std::string deadline_source = "the client's deadline";  // e.g. "--request-timeout 60s"
+  // Longest watch event (one line) Stream accepts; a longer one ends the stream with an Error
+  // (see watch_lines.h for the default, client-go's 16 MiB).
+  size_t max_watch_line = kMaxWatchLine;
 };
 
 // Counters for metrics.

@@ -83,6 +83,45 @@ class Recorder : public ReflectorHandler {
   std::vector<std::string> events_;
 };
 
+// A ReflectorClock that does not sleep: each Wait is recorded and moves the time on.
+class FakeReflectorClock : public ReflectorClock {
+ public:
+  std::chrono::steady_clock::time_point Now() override {
+    std::lock_guard lock(mu_);
+    return now_;
+  }
+  bool Wait(milliseconds d, const std::atomic<bool>& stop) override {
+    std::lock_guard lock(mu_);
+    waits_.push_back(d);
+    now_ += d;
+    return !stop.load();
+  }
+  void Advance(milliseconds d) {
+    std::lock_guard lock(mu_);
+    now_ += d;
+  }
+  std::vector<milliseconds> waits() const {
+    std::lock_guard lock(mu_);
+    return waits_;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::chrono::steady_clock::time_point now_{std::chrono::hours(1000)};
+  std::vector<milliseconds> waits_;
+};
+
+// client-go's reflector backoff: the n-th wait (from 0) is in [b, 2b), b = min(800ms * 2^n, 30s).
+void ExpectClientGoBackoff(const std::vector<milliseconds>& waits, size_t n) {
+  ASSERT_GE(waits.size(), n);
+  int64_t base = 800;
+  for (size_t i = 0; i < n; ++i) {
+    EXPECT_GE(waits[i].count(), base) << "wait " << i;
+    EXPECT_LT(waits[i].count(), 2 * base) << "wait " << i;
+    base = std::min<int64_t>(base * 2, 30000);
+  }
+}
+
 DecodeFn PodDecoder() {
   return [](const api::Value& v) -> Result<ObjectPtr> {
     auto r = api::DecodePod(v);
@@ -241,7 +280,65 @@ TEST_F(ReflectorTest, GoneHttpStatusOnWatchRelists) {
   r->Stop();
 }
 
-TEST_F(ReflectorTest, DisconnectsBackOffExponentiallyAndResetAfterHealthyStream) {
+// A server that answers every watch with 410 (as an HTTP status, or as an ERROR event after one
+// object) is relisted after client-go's growing backoff, not at once: 800 ms, 1.6 s, ... up to
+// [30 s, 60 s). Delivering an event does not reset the backoff; two minutes without one do.
+TEST_F(ReflectorTest, GoneOnEveryWatchIsRelistedAfterAGrowingBackoffNotAStorm) {
+  auto clock = std::make_shared<FakeReflectorClock>();
+  auto o = Options();
+  o.initial_backoff = ReflectorOptions{}.initial_backoff;
+  o.max_backoff = ReflectorOptions{}.max_backoff;
+  o.clock = clock;
+  EXPECT_EQ(o.initial_backoff, milliseconds(800));
+  EXPECT_EQ(o.max_backoff, milliseconds(30000));
+  EXPECT_EQ(o.backoff_jitter, 1.0);
+  EXPECT_EQ(o.backoff_reset, milliseconds(120000));
+  client_.PushResponse("GET", kPods, 200, ListJson("10", {}), /*sticky=*/true);
+  constexpr int kWatches = 10;
+  for (int i = 0; i < kWatches; ++i) {
+    if (i % 2 == 0) {
+      client_.PushWatch(kPods, Script::Status(410, R"({"message":"too old resource version"})"));
+    } else {
+      client_.PushWatch(kPods, Script::Close({Event("ADDED", PodJson("a", "11")), Gone()}));
+    }
+  }
+  auto r = Make(o);
+  r->Start();
+  // The watch after the last scripted one waits for a script.
+  ASSERT_TRUE(WaitFor([&] { return client_.WaitingStreams() == 1; }));
+  ASSERT_EQ(client_.WatchPaths(kPods).size(), size_t{kWatches + 1});
+  EXPECT_EQ(client_.ListPaths(kPods).size(), size_t{kWatches + 1});
+  // One wait before every relist, each longer than the one before until the cap.
+  ASSERT_EQ(clock->waits().size(), size_t{kWatches});
+  ExpectClientGoBackoff(clock->waits(), kWatches);
+  EXPECT_GE(clock->waits().back(), milliseconds(30000));
+
+  // Two minutes without a backoff: the next starts from 800 ms again.
+  clock->Advance(std::chrono::minutes(3));
+  client_.PushWatch(kPods, Script::Status(410, R"({"message":"too old resource version"})"));
+  ASSERT_TRUE(WaitFor([&] { return clock->waits().size() == kWatches + 1; }));
+  EXPECT_GE(clock->waits().back(), milliseconds(800));
+  EXPECT_LT(clock->waits().back(), milliseconds(1600));
+  r->Stop();
+}
+
+// Relisting is not a loop either when the list itself keeps failing with 410.
+TEST_F(ReflectorTest, FailingListsAreBackedOffLikeClientGo) {
+  auto clock = std::make_shared<FakeReflectorClock>();
+  auto o = Options();
+  o.initial_backoff = milliseconds(800);
+  o.max_backoff = milliseconds(30000);
+  o.clock = clock;
+  client_.PushResponse("GET", kPods, 410, R"({"message":"too old"})", /*sticky=*/true);
+  auto r = Make(o);
+  r->Start();
+  ASSERT_TRUE(WaitFor([&] { return clock->waits().size() >= 8; }));
+  r->Stop();
+  ExpectClientGoBackoff(clock->waits(), 8);
+  EXPECT_LE(client_.ListPaths(kPods).size(), clock->waits().size() + 1);
+}
+
+TEST_F(ReflectorTest, DisconnectsBackOffExponentially) {
   client_.PushResponse("GET", kPods, 200, ListJson("10", {}));
   for (int i = 0; i < 3; ++i) client_.PushWatch(kPods, Script::Disconnect());
   client_.PushWatch(kPods, Script::Disconnect({Event("ADDED", PodJson("a", "11"))}));
@@ -255,11 +352,12 @@ TEST_F(ReflectorTest, DisconnectsBackOffExponentiallyAndResetAfterHealthyStream)
   auto gap = [&](int i) {
     return std::chrono::duration_cast<milliseconds>(at[i + 1] - at[i]).count();
   };
-  // 20, 40, 80 ms after the failed streams; the healthy one resets to 20 ms.
+  // 20, 40, 80, 160 ms (plus jitter) after the failed streams; one that delivered an event
+  // before it failed does not reset the backoff (only time does, see above).
   EXPECT_GE(gap(0), 18);
   EXPECT_GE(gap(1), 38);
   EXPECT_GE(gap(2), 78);
-  EXPECT_LT(gap(3), 75);
+  EXPECT_GE(gap(3), 158);
   EXPECT_EQ(client_.ListPaths(kPods).size(), 1u);
   EXPECT_EQ(r->stats().watch_restarts, 4);
   // Every re-watch resumes from the last resourceVersion seen.
@@ -305,7 +403,7 @@ TEST_F(ReflectorTest, ListFailuresAreRetried) {
   r->Stop();
 }
 
-TEST_F(ReflectorTest, ExpiredContinueTokenRestartsTheList) {
+TEST_F(ReflectorTest, ExpiredContinueTokenFallsBackToOneFullList) {
   client_.PushResponse("GET", kPods, 200, ListJson("", {PodJson("a", "1")}, "t1"));
   client_.PushResponse("GET", kPods, 410, R"({"message":"continue expired"})");
   client_.PushResponse("GET", kPods, 200, ListJson("20", {PodJson("b", "2")}));
@@ -314,10 +412,88 @@ TEST_F(ReflectorTest, ExpiredContinueTokenRestartsTheList) {
   ASSERT_TRUE(WaitFor([&] { return r->HasSynced(); }));
   // The first, partial page never reaches the handler.
   EXPECT_EQ(recorder_.events(), std::vector<std::string>{"ADD default/b@2"});
-  auto lists = client_.ListPaths(kPods);
-  ASSERT_EQ(lists.size(), 3u);
-  EXPECT_EQ(lists[2], "/api/v1/pods?limit=200");
+  // As client-go's pager: the list after an expired token is a full one (no limit).
+  EXPECT_EQ(client_.Paths("GET", kPods, false),
+            (std::vector<std::string>{"/api/v1/pods?limit=200",
+                                      "/api/v1/pods?limit=200&continue=t1", "/api/v1/pods"}));
   r->Stop();
+}
+
+// A server that answers 410 to every continue token (and to the full list) gets, per attempt,
+// one paged list, one full list, then the backoff: never a loop of restarts.
+TEST_F(ReflectorTest, ExpiredContinueTokenAgainFailsTheAttemptAndBacksOff) {
+  auto clock = std::make_shared<FakeReflectorClock>();
+  auto o = Options();
+  o.clock = clock;
+  client_.SetHandler([](const client::Request& r) -> std::optional<Result<client::Response>> {
+    if (r.path.find("limit=") == std::string::npos ||
+        r.path.find("continue=") != std::string::npos) {
+      return Result<client::Response>(client::Response{
+          410, R"({"kind":"Status","code":410,"message":"continue expired"})", {}});
+    }
+    return Result<client::Response>(
+        client::Response{200, ListJson("", {PodJson("a", "1")}, "t1"), {}});
+  });
+  auto r = Make(o);
+  r->Start();
+  ASSERT_TRUE(WaitFor([&] { return clock->waits().size() >= 3; }));
+  r->Stop();
+  auto paths = client_.Paths("GET", kPods, false);
+  ASSERT_GE(paths.size(), 9u);
+  for (size_t i = 0; i < 9; ++i) {
+    const char* want[] = {"/api/v1/pods?limit=200", "/api/v1/pods?limit=200&continue=t1",
+                          "/api/v1/pods"};
+    EXPECT_EQ(paths[i], want[i % 3]) << i;
+  }
+  EXPECT_LE(paths.size(), 3 * (clock->waits().size() + 1));
+  EXPECT_FALSE(r->HasSynced());
+  EXPECT_GE(CountLogs("list Pod: HTTP 410: continue expired"), 3);
+}
+
+// A continue token the server already gave in this list ends the attempt (then the backoff),
+// instead of reading the same pages forever.
+TEST_F(ReflectorTest, RepeatedContinueTokenFailsTheListAttempt) {
+  auto clock = std::make_shared<FakeReflectorClock>();
+  auto o = Options();
+  o.clock = clock;
+  client_.PushResponse("GET", kPods, 200, ListJson("", {PodJson("a", "1")}, "same"),
+                       /*sticky=*/true);
+  auto r = Make(o);
+  r->Start();
+  ASSERT_TRUE(WaitFor([&] { return clock->waits().size() >= 2; }));
+  r->Stop();
+  EXPECT_FALSE(r->HasSynced());
+  EXPECT_TRUE(recorder_.events().empty());
+  EXPECT_GE(CountLogs("list Pod (https://fake/api/v1/pods): the server repeated continue token "
+                      "\"same\" (page 2)"),
+            2)
+      << ::testing::PrintToString(Logs());
+  EXPECT_LE(client_.ListPaths(kPods).size(), 2 * (clock->waits().size() + 1));
+}
+
+// Fresh tokens forever are stopped by the bound on items of one list.
+TEST_F(ReflectorTest, EndlessListIsBounded) {
+  auto clock = std::make_shared<FakeReflectorClock>();
+  auto o = Options();
+  o.clock = clock;
+  o.list_bounds.max_items = 5;
+  std::atomic<int> page{0};
+  client_.SetHandler([&](const client::Request&) -> std::optional<Result<client::Response>> {
+    std::string n = std::to_string(++page);
+    return Result<client::Response>(client::Response{
+        200, ListJson("", {PodJson("a" + n, "1"), PodJson("b" + n, "1")}, "t" + n), {}});
+  });
+  auto r = Make(o);
+  r->Start();
+  ASSERT_TRUE(WaitFor([&] { return clock->waits().size() >= 1; }));
+  r->Stop();
+  EXPECT_FALSE(r->HasSynced());
+  EXPECT_GE(
+      CountLogs("list Pod (https://fake/api/v1/pods): more than 5 items in one list (page 3); "
+                "stopping"),
+      1)
+      << ::testing::PrintToString(Logs());
+  EXPECT_EQ(ReflectorOptions{}.list_bounds.max_items, 1000000);
 }
 
 TEST_F(ReflectorTest, BadObjectIsLoggedOnceAndSkipped) {

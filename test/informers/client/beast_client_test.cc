@@ -476,6 +476,64 @@ TEST(BeastClientStreamTest, ServerCloseWithoutChunkedEndIsStillA200) {
   EXPECT_EQ(lines, std::vector<std::string>{"{\"x\":1}"});
 }
 
+// One event of 1 MiB sent in 4 KiB chunks arrives whole (the splitter is scanned once per byte:
+// see watch_lines_test.cc and parse-bench's BM_WatchLineOneHugeEvent for the scaling).
+TEST(BeastClientStreamTest, HugeEventInManyChunksArrivesWhole) {
+  const std::string event = "{\"big\":\"" + std::string(1 << 20, 'x') + "\"}";
+  FakeHttpServer server([&](const std::string&, int) {
+    Reply reply{{ChunkedHead()}};
+    for (size_t i = 0; i < event.size(); i += 4096)
+      reply.parts.push_back(Chunk(event.substr(i, 4096)));
+    reply.parts.push_back(Chunk("\n{\"next\":1}\n") + "0\r\n\r\n");
+    return reply;
+  });
+  auto client = MakeClient(server);
+  std::vector<std::string> lines;
+  std::atomic<bool> stop{false};
+  std::string error_body;
+  auto res = client.Stream(
+      Get("/w?watch=true"),
+      [&](std::string_view l) {
+        lines.emplace_back(l);
+        return true;
+      },
+      &stop, &error_body);
+  ASSERT_TRUE(res.ok()) << res.error();
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_TRUE(lines[0] == event) << lines[0].size();
+  EXPECT_EQ(lines[1], "{\"next\":1}");
+}
+
+// A watch line longer than max_watch_line ends the stream with an error naming the URL, before
+// the rest of it is buffered (a hostile server's endless line cannot grow memory without bound).
+TEST(BeastClientStreamTest, WatchLineOverTheLimitIsAnError) {
+  FakeHttpServer server([](const std::string&, int) {
+    Reply reply{{ChunkedHead() + Chunk("{\"small\":1}\n")}};
+    for (int i = 0; i < 16; ++i) reply.parts.push_back(Chunk(std::string(256, 'x')));
+    reply.parts.push_back(Chunk("\n") + "0\r\n\r\n");
+    return reply;
+  });
+  auto opts = FastRetries();
+  opts.max_watch_line = 1024;
+  auto client = MakeClient(server, opts);
+  std::vector<std::string> lines;
+  std::atomic<bool> stop{false};
+  std::string error_body;
+  auto res = client.Stream(
+      Get("/api/v1/pods?watch=true"),
+      [&](std::string_view l) {
+        lines.emplace_back(l);
+        return true;
+      },
+      &stop, &error_body);
+  ASSERT_FALSE(res.ok());
+  EXPECT_EQ(res.error(), "GET " + server.url() +
+                             "/api/v1/pods?watch=true: object to decode was longer than maximum "
+                             "allowed size (1024 bytes on one watch line)");
+  EXPECT_EQ(lines, std::vector<std::string>{"{\"small\":1}"});
+  EXPECT_EQ(ClientOptions{}.max_watch_line, size_t{16} << 20);  // client-go's 16 MiB
+}
+
 TEST(BeastClientStreamTest, ConnectionRefusedIsAnError) {
   int port;
   {

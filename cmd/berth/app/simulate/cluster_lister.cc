@@ -9,6 +9,7 @@
 #include "api/kinds.h"
 #include "base/strings.h"
 #include "informers/client/api_status.h"
+#include "informers/client/pagination.h"
 
 namespace berth::simulate {
 namespace {
@@ -82,10 +83,15 @@ Result<std::vector<api::Value>> ListAll(client::KubeClient& client, const Listed
   const std::string what = std::string("list ") + k.kind + " (" + client.Server() + k.path + ")";
   std::vector<api::Value> items;
   std::string cont;
+  client::PaginationGuard guard(what, options.bounds);
+  bool full = false;  // the one full list after an expired continue token
   for (;;) {
     client::Request req;
-    req.path = std::string(k.path) + "?limit=" + std::to_string(options.page_size);
-    if (!cont.empty()) req.path += "&continue=" + QueryEscape(cont);
+    req.path = k.path;
+    if (!full || !cont.empty()) {
+      req.path += "?limit=" + std::to_string(options.page_size);
+      if (!cont.empty()) req.path += "&continue=" + QueryEscape(cont);
+    }
     req.timeout = options.request_timeout;
     auto resp = client.Do(req);
     if (!resp.ok()) return Error{what + ": " + resp.error(), resp.code()};
@@ -97,10 +103,13 @@ Result<std::vector<api::Value>> ListAll(client::KubeClient& client, const Listed
       if (absent != nullptr) *absent = true;
       return std::vector<api::Value>{};
     }
-    if (resp->status == 410 && !cont.empty()) {
-      // The continue token expired mid-list: start over, as client-go's pager does.
+    if (resp->status == 410 && !cont.empty() && !full) {
+      // The continue token expired mid-list: one full list (no limit), as client-go's pager
+      // does; a second 410 is an error below.
       items.clear();
       cont.clear();
+      guard.Restart();
+      full = true;
       continue;
     }
     if (resp->status != 200) {
@@ -111,6 +120,7 @@ Result<std::vector<api::Value>> ListAll(client::KubeClient& client, const Listed
     if (!doc.ok()) return Error{what + ": " + doc.error()};
     if (!doc->IsObject()) return Error{what + ": expected a list object"};
     cont = StringMember(doc->Find("metadata"), "continue");
+    const size_t before = items.size();
     for (auto& [name, value] : doc->MutableObject()) {
       if (name != "items") continue;
       if (value.IsNull()) break;
@@ -125,6 +135,7 @@ Result<std::vector<api::Value>> ListAll(client::KubeClient& client, const Listed
         items.push_back(WithTypeMeta(std::move(item), k));
       }
     }
+    BERTH_RETURN_IF_ERROR(guard.Page(static_cast<int64_t>(items.size() - before), cont));
     if (cont.empty()) return items;
   }
 }

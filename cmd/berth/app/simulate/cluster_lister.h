@@ -2,8 +2,10 @@
 // The live stand-in for a cluster file: lists, once, every kind the cluster-file reader accepts
 // from an API server (`berth simulate --kubeconfig`, `berth explain --offline`). Read-only: GETs
 // of collections only, no watch, no write. Each collection is read in pages (`limit=500`,
-// following `continue`; a continue token that expired (410) starts that collection over, as
-// client-go's pager does), through the caller's KubeClient, whose token bucket bounds the QPS.
+// following `continue`; a continue token that expired (410) is followed by one full list of that
+// collection (no `limit`), as client-go's pager does), through the caller's KubeClient, whose
+// token bucket bounds the QPS. A list is bounded (client::PaginationGuard): a repeated continue
+// token, more than ListBounds::max_items items or max_pages pages is an error.
 //
 // Objects are kept as listed (api::Value) with `apiVersion` and `kind` put first on each item
 // (the API server leaves them out of a list's items), so that they can be read by the cluster
@@ -15,6 +17,7 @@
 //   `list Pod (https://host/api/v1/pods): HTTP 403: pods is forbidden: ...`
 //   `list StorageClass (https://host/apis/storage.k8s.io/v1/storageclasses): the server does not
 //    serve this resource (404)`
+//   `list Pod (https://host/api/v1/pods): the server repeated continue token "abc" (page 3)`
 // Thread: the caller's; the client must be thread-safe only if shared.
 
 #include <chrono>
@@ -25,6 +28,7 @@
 #include "base/result.h"
 #include "cmd/berth/app/simulate/cluster_file.h"
 #include "informers/client/kube_client.h"
+#include "informers/client/pagination.h"
 
 namespace berth::simulate {
 
@@ -53,6 +57,8 @@ struct ListOptions {
   int page_size = 500;
   // Per page request (the client's retries included per attempt).
   std::chrono::milliseconds request_timeout{60000};
+  // Bounds of one collection's list.
+  client::ListBounds bounds;
 };
 
 // Lists every kind of ListedKinds() through `client` (see the header comment for errors).

@@ -113,7 +113,7 @@ TEST(ClusterListerTest, FollowsContinueTokensEscapedAndSetsTypeMeta) {
   }
 }
 
-TEST(ClusterListerTest, ExpiredContinueTokenStartsTheListOver) {
+TEST(ClusterListerTest, ExpiredContinueTokenFallsBackToOneFullList) {
   FakeKubeClient kc;
   kc.PushResponse("GET", "/api/v1/pods", 200,
                   R"({"metadata":{"continue":"t1"},"items":[{"metadata":{"name":"a"}}]})");
@@ -124,10 +124,81 @@ TEST(ClusterListerTest, ExpiredContinueTokenStartsTheListOver) {
   auto items = ListAll(kc, Kind("Pod"), {}, nullptr);
   ASSERT_TRUE(items.ok()) << items.error();
   EXPECT_EQ(items->size(), 2u);  // the first page is not kept twice
+  // As client-go's pager: the list after an expired token is a full one (no limit).
+  EXPECT_EQ(kc.Paths("GET", "/api/v1/pods", false),
+            (std::vector<std::string>{"/api/v1/pods?limit=500",
+                                      "/api/v1/pods?limit=500&continue=t1", "/api/v1/pods"}));
+}
+
+// A server that answers 410 to every continue token gets one full list, not a loop.
+TEST(ClusterListerTest, ExpiredContinueTokenAgainIsAnErrorNotALoop) {
+  FakeKubeClient kc;
+  kc.SetHandler([](const client::Request& r) -> std::optional<Result<client::Response>> {
+    if (r.path.find("limit=") == std::string::npos ||
+        r.path.find("continue=") != std::string::npos) {
+      return Result<client::Response>(client::Response{
+          410, R"({"kind":"Status","code":410,"message":"continue expired"})", {}});
+    }
+    return Result<client::Response>(client::Response{
+        200, R"({"metadata":{"continue":"t1"},"items":[{"metadata":{"name":"a"}}]})", {}});
+  });
+  auto items = ListAll(kc, Kind("Pod"), {}, nullptr);
+  ASSERT_FALSE(items.ok());
+  EXPECT_EQ(items.error(), "list Pod (https://fake/api/v1/pods): HTTP 410: continue expired");
+  EXPECT_EQ(kc.Paths("GET", "/api/v1/pods", false),
+            (std::vector<std::string>{"/api/v1/pods?limit=500",
+                                      "/api/v1/pods?limit=500&continue=t1", "/api/v1/pods"}));
+}
+
+// A server that hands back a continue token it gave before would be followed forever.
+TEST(ClusterListerTest, RepeatedContinueTokenIsAnError) {
+  FakeKubeClient kc;
+  kc.PushResponse("GET", "/api/v1/pods", 200,
+                  R"({"metadata":{"continue":"t1"},"items":[{"metadata":{"name":"a"}}]})");
+  kc.PushResponse("GET", "/api/v1/pods", 200,
+                  R"({"metadata":{"continue":"t2"},"items":[{"metadata":{"name":"b"}}]})");
+  kc.PushResponse("GET", "/api/v1/pods", 200,
+                  R"({"metadata":{"continue":"t1"},"items":[{"metadata":{"name":"c"}}]})",
+                  /*sticky=*/true);
+  auto items = ListAll(kc, Kind("Pod"), {}, nullptr);
+  ASSERT_FALSE(items.ok());
+  EXPECT_EQ(items.error(),
+            "list Pod (https://fake/api/v1/pods): the server repeated continue token \"t1\" "
+            "(page 3)");
+  EXPECT_EQ(kc.ListPaths("/api/v1/pods").size(), 3u);
+}
+
+// Fresh tokens forever: the item and page bounds end the list.
+TEST(ClusterListerTest, EndlessListIsBoundedByItemsAndPages) {
+  FakeKubeClient kc;
+  int page = 0;
+  std::string items_json;
+  kc.SetHandler([&](const client::Request&) -> std::optional<Result<client::Response>> {
+    ++page;
+    return Result<client::Response>(client::Response{200,
+                                                     R"({"metadata":{"continue":"t)" +
+                                                         std::to_string(page) + R"("},"items":[)" +
+                                                         items_json + "]}",
+                                                     {}});
+  });
+  ListOptions options;
+  options.bounds.max_items = 5;
+  options.bounds.max_pages = 4;
+  items_json = R"({"metadata":{"name":"a"}},{"metadata":{"name":"b"}})";
+  auto by_items = ListAll(kc, Kind("Node"), options, nullptr);
+  ASSERT_FALSE(by_items.ok());
   EXPECT_EQ(
-      kc.ListPaths("/api/v1/pods"),
-      (std::vector<std::string>{"/api/v1/pods?limit=500", "/api/v1/pods?limit=500&continue=t1",
-                                "/api/v1/pods?limit=500"}));
+      by_items.error(),
+      "list Node (https://fake/api/v1/nodes): more than 5 items in one list (page 3); stopping");
+  items_json = "";
+  auto by_pages = ListAll(kc, Kind("Node"), options, nullptr);
+  ASSERT_FALSE(by_pages.ok());
+  EXPECT_EQ(by_pages.error(),
+            "list Node (https://fake/api/v1/nodes): more than 4 pages in one list; stopping");
+  EXPECT_EQ(page, 7);
+  // The defaults are generous: a million items, 100,000 pages.
+  EXPECT_EQ(ListOptions{}.bounds.max_items, 1000000);
+  EXPECT_EQ(ListOptions{}.bounds.max_pages, 100000);
 }
 
 TEST(ClusterListerTest, AbsentOptionalCrdIsSkippedButACoreKindIsAnError) {
