@@ -7,6 +7,9 @@
 #include "cmd/berth/app/extender/wire.h"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -436,6 +439,55 @@ TEST(WireAnswers, FuzzCorpusDecodesAsTheTreeDecoderDid) {
     ++n;
   }
   EXPECT_GT(n, 0);
+}
+
+// The process's address space now (VmSize), in bytes; 0 if unknown.
+size_t AddressSpace() {
+  std::ifstream in("/proc/self/status");
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("VmSize:", 0) == 0) return std::stoull(line.substr(7)) * 1024;
+  }
+  return 0;
+}
+
+// A 56 MB ExtenderFilterResult (three nodes echoed back, ~17 MB of annotations each) decodes
+// within 256 MiB of address space beyond the body: the tree of such a document took 640 MB more
+// (1.8 GB through `berth run`'s extender client). Run in a child under RLIMIT_AS, so that running
+// out is an exit code, not this process's end.
+TEST(WireAnswers, AFiftyMegabyteAnswerDecodesInMemoryProportionalToItsResult) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space; no RLIMIT_AS fits it";
+#endif
+  std::string body = R"({"Nodes":{"items":[)";
+  for (int n = 1; n <= 3; ++n) {
+    if (n > 1) body += ",";
+    body += R"({"metadata":{"name":"n)" + std::to_string(n) + R"(","annotations":{)";
+    for (int i = 0; i < 750000; ++i) {
+      if (i > 0) body += ",";
+      body += "\"k" + std::to_string(i) + "\":\"vvvvvvvvvvvv\"";
+    }
+    body += "}}}";
+  }
+  body += R"(]},"FailedNodes":{},"Error":""})";
+  ASSERT_GT(body.size(), size_t{50} << 20);
+  const size_t now = AddressSpace();
+  ASSERT_GT(now, 0u);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const rlimit limit{now + (size_t{256} << 20), now + (size_t{256} << 20)};
+    if (setrlimit(RLIMIT_AS, &limit) != 0) _exit(4);
+    try {
+      auto r = DecodeFilterResult(body);
+      _exit(r.ok() && r->nodes && r->nodes->size() == 3 ? 0 : 3);
+    } catch (const std::bad_alloc&) {
+      _exit(2);
+    }
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFEXITED(status)) << status;
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "2: out of memory, 3: wrong result, 4: no limit set";
 }
 
 }  // namespace
