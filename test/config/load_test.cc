@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "api/json/parse.h"
+#include "config/encode.h"
 
 namespace berth::config {
 namespace {
@@ -554,6 +555,12 @@ TEST(ParseConfigTest, ExtenderMaxResponseBytes) {
   ASSERT_TRUE(c.ok()) << c.error();
   EXPECT_EQ(c->extenders[0].max_response_bytes, 16 << 20);
   EXPECT_EQ(c->extenders[1].max_response_bytes, 64 << 20);
+  // /configz shows it only when set, so that a default document stays upstream's.
+  const api::Value doc = EncodeConfig(*c);
+  const auto& extenders = doc.Find("extenders")->AsArray();
+  EXPECT_EQ(extenders[0].Find("maxResponseBytes"), nullptr);
+  ASSERT_NE(extenders[1].Find("maxResponseBytes"), nullptr);
+  EXPECT_EQ(extenders[1].Find("maxResponseBytes")->AsInt(), 64 << 20);
   auto bad = Parse(Cfg("extenders:\n- {urlPrefix: 'http://e', maxResponseBytes: 0}\n"));
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().find("extenders[0].maxResponseBytes: Invalid value: 0: must be positive"),
