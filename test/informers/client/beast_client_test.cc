@@ -96,6 +96,26 @@ TEST(BeastClientTest, BodyLargerThanBeastsDefaultLimit) {
   EXPECT_EQ(res->body.size(), big.size());
 }
 
+// A list page announcing more than the client's bound (1 GiB by default) is refused from its
+// Content-Length, not read, and not retried; the connection is dropped. (It was read, or waited
+// for, whatever its size.)
+TEST(BeastClientTest, BodyOverTheDefaultBoundIsRefusedUnreadAndNotRetried) {
+  FakeHttpServer server([](const std::string&, int) {
+    return Reply{
+        {"HTTP/1.1 200 OK\r\nContent-Length: 2147483648\r\n\r\n{\"items\":["}, {}, false, true};
+  });
+  auto client = MakeClient(server);
+  Request req = Get("/api/v1/pods?limit=500");
+  req.timeout = std::chrono::seconds(20);
+  const auto start = std::chrono::steady_clock::now();
+  auto res = client.Do(req);
+  ASSERT_FALSE(res.ok());
+  EXPECT_EQ(res.error(), "GET " + server.url() + "/api/v1/pods?limit=500: read response from " +
+                             server.url().substr(7) + ": body larger than 1073741824 bytes");
+  EXPECT_LT(Seconds(std::chrono::steady_clock::now() - start), 10.0);
+  EXPECT_EQ(server.requests().size(), 1u);
+}
+
 TEST(BeastClientTest, KeepAliveReusesOneConnection) {
   FakeHttpServer server(
       [](const std::string&, int i) { return Reply{{RawResponse(200, std::to_string(i))}}; });
