@@ -168,6 +168,7 @@ Ok DecodeExtender(const Reader& in, Extender* out) {
   BERTH_RETURN_IF_ERROR(in.Bool("nodeCacheCapable", &out->node_cache_capable));
   BERTH_RETURN_IF_ERROR(
       in.List("managedResources", &out->managed_resources, DecodeManagedResource));
+  BERTH_RETURN_IF_ERROR(in.Int64("maxResponseBytes", &out->max_response_bytes));
   return in.Bool("ignorable", &out->ignorable);
 }
 

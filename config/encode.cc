@@ -230,6 +230,10 @@ Value EncodeExtender(const Extender& e) {
     out.Set("tlsConfig", std::move(tls));
   }
   out.Set("httpTimeout", Str(FormatGoDuration(e.http_timeout)));
+  // berth's own field: written only when set, so that a default document stays upstream's.
+  if (e.max_response_bytes != kDefaultExtenderMaxResponseBytes) {
+    out.Set("maxResponseBytes", Value::Int(e.max_response_bytes));
+  }
   if (e.node_cache_capable) out.Set("nodeCacheCapable", Value::Bool(true));
   if (!e.managed_resources.empty()) {
     Value list = Value::MakeArray();

@@ -135,6 +135,9 @@ struct ManagedResource {
   bool ignored_by_scheduler = false;
 };
 
+// berth's default bound on an extender's answer (Extender::max_response_bytes).
+inline constexpr int64_t kDefaultExtenderMaxResponseBytes = int64_t{16} << 20;
+
 struct Extender {
   std::string url_prefix;
   std::string filter_verb;
@@ -148,6 +151,10 @@ struct Extender {
   bool node_cache_capable = false;
   std::vector<ManagedResource> managed_resources;
   bool ignorable = false;
+  // berth's own field (`maxResponseBytes`, not in upstream's Extender): the largest answer body
+  // read from this extender; a longer one fails the call without being read. Upstream reads any
+  // size; the default matches `berth extender --max-request-bytes`.
+  int64_t max_response_bytes = kDefaultExtenderMaxResponseBytes;
 };
 
 struct LeaderElection {

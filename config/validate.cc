@@ -237,6 +237,10 @@ void ValidateExtenders(const std::vector<Extender>& extenders, std::vector<std::
       errs->push_back(
           Invalid(path + ".httpTimeout", QuotedDuration(e.http_timeout), "must be non-negative"));
     }
+    if (e.max_response_bytes <= 0) {
+      errs->push_back(Invalid(path + ".maxResponseBytes", std::to_string(e.max_response_bytes),
+                              "must be positive"));
+    }
     for (size_t j = 0; j < e.managed_resources.size(); ++j) {
       const std::string name_path = path + ".managedResources[" + std::to_string(j) + "].name";
       const std::string& name = e.managed_resources[j].name;

@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <limits>
 #include <map>
+#include <new>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -24,6 +25,7 @@
 #include <vector>
 
 #include "api/duplicate_keys.h"
+#include "api/json/number.h"
 #include "base/strings.h"
 
 namespace berth::api::json {
@@ -59,24 +61,21 @@ class JsonBuilder {
     return Add(Value::Int(static_cast<int64_t>(u)));
   }
   bool Double(double d) { return Add(Value::Double(d)); }
-  // Numbers arrive as text (kParseNumbersAsStringsFlag): RapidJSON 1.1.0's full-precision
-  // strtod reads a zero significand with an exponent wrongly ("0e50" gave 2e124 or -1.6e-266,
-  // "0e-50" 1.4e-17: __builtin_clzll(0) in DiyFp::Normalize, found by test/fuzz/fuzz_json), so
-  // the conversion is ours. Integer literals that fit int64 are Int, all else a double (as
-  // before); `str` is NUL-terminated (the reader copies it, no in-situ parsing).
+  // Numbers arrive as text (kParseNumbersAsStringsFlag) and are converted by ConvertNumber
+  // (number.h: RapidJSON 1.1.0's own conversion is wrong for some inputs); `str` is
+  // NUL-terminated (the reader copies it, no in-situ parsing).
   bool RawNumber(const char* str, rapidjson::SizeType n, bool) {
-    std::string_view text(str, n);
-    if (text.find_first_of(".eE") == std::string_view::npos) {
-      int64_t i = 0;
-      auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), i);
-      if (ec == std::errc() && end == text.data() + text.size()) return Add(Value::Int(i));
+    const internal::Number num = internal::ConvertNumber(std::string_view(str, n));
+    switch (num.kind) {
+      case internal::Number::Kind::kInt:
+        return Add(Value::Int(num.i));
+      case internal::Number::Kind::kDouble:
+        return Add(Value::Double(num.d));
+      case internal::Number::Kind::kTooBig:
+        break;
     }
-    double d = std::strtod(str, nullptr);  // the "C" locale: berth never calls setlocale
-    if (std::isinf(d)) {
-      number_too_big_ = true;
-      return false;
-    }
-    return Add(Value::Double(d));
+    number_too_big_ = true;
+    return false;
   }
   bool String(const char* s, rapidjson::SizeType n, bool) { return Add(Value::String({s, n})); }
   bool StartObject() { return Open(Value::MakeObject()); }
@@ -612,8 +611,10 @@ Result<std::vector<Value>> ParseYamlDocuments(std::string_view text) {
         YamlError(e.mark, "nesting deeper than the YAML parser's limit (about 500 levels)")};
   } catch (const YAML::Exception& e) {
     return Error{YamlError(e.mark, e.msg)};
+  } catch (const std::bad_alloc&) {
+    throw;  // out of memory is the command's to report (cmd/berth/main.cc), not a YAML error
   } catch (const std::exception& e) {
-    // yaml-cpp may surface stream/allocation failures as std exceptions.
+    // yaml-cpp may surface stream failures as std exceptions.
     return Error{std::string("YAML: ") + e.what()};
   }
 }

@@ -1,6 +1,7 @@
 #pragma once
 // Bytes <-> Value: the only code that touches RapidJSON and yaml-cpp for object data.
-// All functions are thread-safe and never throw; errors carry line/column where known.
+// All functions are thread-safe and never throw, except std::bad_alloc when memory runs out; errors
+// carry line/column where known.
 
 #include <string>
 #include <string_view>

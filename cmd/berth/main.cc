@@ -8,11 +8,14 @@
 #include <malloc.h>
 
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <new>
 #include <string>
 #include <vector>
 
+#include "cmd/berth/app/activity.h"
 #include "cmd/berth/app/extender/main.h"
 #include "cmd/berth/app/flags.h"
 #include "cmd/berth/app/run/main.h"
@@ -43,10 +46,20 @@ int main(int argc, char** argv) {
   argv = new_argv.data();
 
   const std::string cmd = argv[1];
-  if (cmd == "simulate") return berth::simulate::Main(argc, argv);
-  if (cmd == "run") return berth::run::Main(argc, argv);
-  if (cmd == "extender") return berth::extender_server::Main(argc, argv);
-  if (cmd == "explain") return berth::explain::Main(argc, argv);
+  // Out of memory (a cluster file too big for the memory limit, say) is one line and exit 2,
+  // never an abort with a core: the exception unwinds to here, freeing what the command held,
+  // and nothing below allocates.
+  try {
+    if (cmd == "simulate") return berth::simulate::Main(argc, argv);
+    if (cmd == "run") return berth::run::Main(argc, argv);
+    if (cmd == "extender") return berth::extender_server::Main(argc, argv);
+    if (cmd == "explain") return berth::explain::Main(argc, argv);
+  } catch (const std::bad_alloc&) {
+    const char* what = berth::app::CurrentActivity();
+    std::fprintf(stderr, "berth %s: out of memory%s%s%s\n", cmd.c_str(), *what ? " (while " : "",
+                 what, *what ? ")" : "");
+    return 2;
+  }
   if (cmd == "version" || cmd == "--version") {
     std::cout << "berth " << berth::app::kVersion << "\n";
     return 0;

@@ -116,10 +116,25 @@ Result<Response> BeastClient::Do(const Request& req) {
   if (!init_error_.empty()) return Error{Describe(req) + ": " + init_error_};
   const auto timeout = req.timeout.count() > 0 ? req.timeout : opts_.timeout;
   const int max_attempts = req.retry ? 1 + std::max(opts_.max_retries, 0) : 1;
+  auto past_deadline = [&](const std::string& why, int attempts) {
+    std::string msg = Describe(req) + ": " + (attempts == 0 ? "not sent" : why);
+    if (attempts > 1) msg += " (after " + std::to_string(attempts) + " attempts)";
+    return Error{msg + "; deadline passed (" + opts_.deadline_source + ")",
+                 ErrorCode::kUnavailable};
+  };
+  std::string last_error;
   for (int attempt = 1;; ++attempt) {
     limiter_.Wait();
+    const Clock::time_point now = Clock::now();
+    if (now >= opts_.deadline) return past_deadline(last_error, attempt - 1);
+    // The attempt's own timeout, cut to what is left of the deadline.
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(opts_.deadline - now);
+    const bool cut = opts_.deadline != Clock::time_point::max() && left < timeout;
     Attempt a;
-    TryOnce(req, timeout, &a);
+    TryOnce(req, cut ? left : timeout, &a);
+    if (a.error && cut && Clock::now() >= opts_.deadline) {
+      return past_deadline(a.error->message, attempt);
+    }
     std::chrono::milliseconds delay;
     if (a.response) {
       if (!RetryableStatus(a.response->status) || attempt >= max_attempts) {
@@ -134,6 +149,12 @@ Result<Response> BeastClient::Do(const Request& req) {
         return Error{std::move(msg)};
       }
       delay = Backoff(attempt);
+      last_error = a.error->message;
+    }
+    if (opts_.deadline != Clock::time_point::max() && Clock::now() + delay >= opts_.deadline) {
+      // No retry could finish in time.
+      if (a.response) return std::move(*a.response);
+      return past_deadline(last_error, attempt);
     }
     retries_.fetch_add(1);
     std::this_thread::sleep_for(delay);

@@ -12,6 +12,7 @@
 //    closed while idle is replaced without counting as an attempt); retries on 429, 5xx and
 //    connection errors with exponential backoff or the server's Retry-After (seconds, capped).
 //    TLS verification failures are not retried.
+//  - Deadline: ClientOptions::deadline bounds every Do as a whole (see there).
 //  - Stream: one dedicated connection per call; req.timeout (or the default) bounds connecting
 //    and the response head only, the body is read until the server closes it, on_line says stop
 //    or *stop is set (noticed within ~100 ms, even when the server sends nothing). A line longer
@@ -49,6 +50,13 @@ struct ClientOptions {
   std::chrono::milliseconds idle_timeout{60000};
   // Clock for the rate limiter (tests); nullptr = the steady clock.
   std::shared_ptr<LimiterClock> limiter_clock;
+  // For one-off commands (`berth simulate --kubeconfig`, `berth explain`): every Do ends by this
+  // time, retries included (each attempt's timeout is cut to what is left, and no retry starts
+  // after it), so a server that never answers fails the command in bounded time rather than
+  // after every attempt's full timeout. Its error ends with `; deadline passed
+  // (<deadline_source>)`.
+  std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
+  std::string deadline_source = "the client's deadline";  // e.g. "--request-timeout 60s"
   // Longest watch event (one line) Stream accepts; a longer one ends the stream with an Error
   // (see watch_lines.h for the default, client-go's 16 MiB).
   size_t max_watch_line = kMaxWatchLine;

@@ -10,7 +10,9 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-HttpError ToHttpError(IoError e) { return HttpError{std::move(e.message), e.retryable, e.stopped}; }
+HttpError ToHttpError(IoError e) {
+  return HttpError{std::move(e.message), e.retryable, e.stopped, e.body_too_large};
+}
 
 internal::WireRequest ToWire(const HttpRequest& req) {
   return internal::WireRequest{req.method, req.target, req.headers, req.body};
@@ -94,7 +96,8 @@ HttpResult<Response> HttpClient::RoundTrip(const HttpRequest& req, Deadline dead
     requests_sent_.fetch_add(1);
     std::optional<IoError> err = conn->Send(wire, deadline);
     if (!err) {
-      auto res = conn->ReadResponse(deadline);
+      auto res = conn->ReadResponse(
+          deadline, req.max_body_bytes > 0 ? req.max_body_bytes : options_.max_body_bytes);
       if (auto* r = std::get_if<Response>(&res)) {
         if (conn->reusable()) GiveBack(std::move(conn));
         return std::move(*r);

@@ -55,6 +55,9 @@ struct HttpError {
   bool retryable = true;
   // The caller's stop flag ended the call (message "stopped").
   bool stopped = false;
+  // The response body was larger than the request's max_body_bytes (not retryable; the
+  // connection was closed without reading the rest).
+  bool body_too_large = false;
 };
 template <typename T>
 using HttpResult = std::variant<T, HttpError>;
@@ -65,12 +68,20 @@ struct HttpRequest {
   std::string target;  // path and query
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
+  // The largest response body RoundTrip reads; 0 = the client's HttpClientOptions value.
+  uint64_t max_body_bytes = 0;
 };
+
+// The default bound on a response body: generous, for a page of a big list (a page of 500
+// objects of up to 1.5 MiB each, etcd's object limit, fits), yet a bound.
+inline constexpr uint64_t kDefaultMaxBodyBytes = uint64_t{1} << 30;
 
 struct HttpClientOptions {
   int max_idle_connections = 16;
   // Pooled connections idle longer than this are closed rather than reused.
   std::chrono::milliseconds idle_timeout{60000};
+  // RoundTrip's bound on a response body unless the request sets its own.
+  uint64_t max_body_bytes = kDefaultMaxBodyBytes;
 };
 
 // A response being streamed on its own connection (OpenStream).
@@ -102,7 +113,11 @@ class HttpClient {
   ~HttpClient();
 
   // Sends `req` on a pooled (or new) connection and reads the whole response, by `deadline`.
-  // A reusable connection goes back to the pool. `replayable`: see the header comment.
+  // A reusable connection goes back to the pool. `replayable`: see the header comment. A body
+  // over the bound (req.max_body_bytes, else the options') is an HttpError with body_too_large
+  // (`read response from host:port: body larger than N bytes`), found from Content-Length before
+  // any body byte is read or as soon as a chunked/unsized body passes it; the connection is
+  // closed, the rest never read.
   HttpResult<Response> RoundTrip(const HttpRequest& req, Deadline deadline, bool replayable);
 
   // Opens a dedicated connection, sends `req` and reads the response head by `deadline`; *stop

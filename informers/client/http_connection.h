@@ -50,6 +50,8 @@ struct IoError {
   bool nothing_received = false;
   // The caller's stop flag ended the call (message "stopped").
   bool stopped = false;
+  // The body was over ReadResponse's max_body (never retryable).
+  bool body_too_large = false;
 };
 
 // One request on the wire.
@@ -78,8 +80,11 @@ class Connection {
   std::optional<IoError> Send(const WireRequest& req, Deadline deadline,
                               const std::atomic<bool>* stop = nullptr);
 
-  // Reads one complete response (Content-Length or chunked body, any size).
-  std::variant<Response, IoError> ReadResponse(Deadline deadline);
+  // Reads one complete response (Content-Length or chunked body) whose body is at most
+  // max_body bytes; a longer one is an IoError with body_too_large, found from Content-Length
+  // before the body is read, or as soon as a chunked or unsized body passes the bound (the
+  // connection is then not reusable: the caller drops it and the rest is never read).
+  std::variant<Response, IoError> ReadResponse(Deadline deadline, uint64_t max_body);
   // Whether the last complete response allows reusing this connection.
   bool reusable() const { return reusable_; }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "api/json/parse.h"
+#include "config/encode.h"
 
 namespace berth::config {
 namespace {
@@ -544,6 +545,27 @@ TEST(ParseConfigTest, PodGroupPointsDecodeAndMerge) {
   EXPECT_EQ(p.pod_group_post_filter.disabled, (std::vector<std::string>{"DefaultPreemption"}));
   EXPECT_TRUE(p.placement_generate.enabled.empty());
   EXPECT_EQ(Names(p.multi_point), kDefaultMultiPoint);
+}
+
+// berth's own extender field: the bound on an extender's answer.
+TEST(ParseConfigTest, ExtenderMaxResponseBytes) {
+  auto c =
+      Parse(Cfg("extenders:\n- {urlPrefix: 'http://e', filterVerb: f}\n"
+                "- {urlPrefix: 'http://g', filterVerb: f, maxResponseBytes: 67108864}\n"));
+  ASSERT_TRUE(c.ok()) << c.error();
+  EXPECT_EQ(c->extenders[0].max_response_bytes, 16 << 20);
+  EXPECT_EQ(c->extenders[1].max_response_bytes, 64 << 20);
+  // /configz shows it only when set, so that a default document stays upstream's.
+  const api::Value doc = EncodeConfig(*c);
+  const auto& extenders = doc.Find("extenders")->AsArray();
+  EXPECT_EQ(extenders[0].Find("maxResponseBytes"), nullptr);
+  ASSERT_NE(extenders[1].Find("maxResponseBytes"), nullptr);
+  EXPECT_EQ(extenders[1].Find("maxResponseBytes")->AsInt(), 64 << 20);
+  auto bad = Parse(Cfg("extenders:\n- {urlPrefix: 'http://e', maxResponseBytes: 0}\n"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().find("extenders[0].maxResponseBytes: Invalid value: 0: must be positive"),
+            std::string::npos)
+      << bad.error();
 }
 
 TEST(ParseConfigTest, LeaderElectionOffSkipsItsChecks) {

@@ -1,11 +1,13 @@
 #include "cmd/berth/app/kube_flags.h"
 
+#include <charconv>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
 
 #include "base/strings.h"
+#include "config/duration.h"
 #include "informers/client/beast_client.h"
 
 namespace berth::app {
@@ -17,7 +19,15 @@ std::vector<FlagSpec> KubeFlagSpecs() {
       {"context", "The kubeconfig context to use.", false, "the current context"},
       {"kube-api-qps", "Requests per second to the API server (client-side limit).", false, "50"},
       {"kube-api-burst", "Burst of requests to the API server above --kube-api-qps.", false, "100"},
+      RequestTimeoutFlagSpec(),
   };
+}
+
+FlagSpec RequestTimeoutFlagSpec() {
+  return {"request-timeout",
+          "How long the command waits for the API server, all requests and retries together "
+          "(a duration such as 30s or 2m, seconds as a bare integer, 0 for no limit).",
+          false, "60s"};
 }
 
 std::string ResolveKubeconfig(const Flags& f) {
@@ -51,6 +61,30 @@ bool ParseQps(const std::string& command, const std::string& text, float* out) {
   return true;
 }
 
+// --request-timeout: kubectl's syntax (clientcmd.ParseTimeout: a bare integer of seconds, or a
+// Go duration) and error text; berth also refuses a negative duration. A value beyond what
+// milliseconds hold is no limit.
+bool ParseRequestTimeout(const std::string& command, const std::string& text,
+                         std::chrono::milliseconds* out) {
+  constexpr int64_t kNoLimitSeconds = int64_t{100} * 365 * 24 * 3600;
+  if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
+    int64_t seconds = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+    if (ec != std::errc() || seconds > kNoLimitSeconds) seconds = 0;
+    *out = std::chrono::seconds(seconds);
+    return true;
+  }
+  auto d = config::ParseGoDuration(text);
+  if (!d.ok() || d->count() < 0) {
+    std::cerr << "berth " << command << ": --request-timeout " << Quote(text)
+              << ": Invalid timeout value. Timeout must be a single integer in seconds, or an "
+                 "integer followed by a corresponding time unit (e.g. 1s | 2m | 3h)\n";
+    return false;
+  }
+  *out = std::chrono::ceil<std::chrono::milliseconds>(*d);
+  return true;
+}
+
 }  // namespace
 
 bool ReadKubeAccess(const std::string& command, const Flags& f, bool kubeconfig_required,
@@ -63,6 +97,15 @@ bool ReadKubeAccess(const std::string& command, const Flags& f, bool kubeconfig_
   if (!PositiveFlag(command, f, "kube-api-burst", burst, &burst)) return false;
   if (burst > 100000) burst = 100000;
   out->burst = static_cast<int>(burst);
+  std::chrono::milliseconds timeout = kDefaultRequestTimeout;
+  if (f.Has("request-timeout")) {
+    if (!ParseRequestTimeout(command, f.Get("request-timeout"), &timeout)) return false;
+    out->request_timeout_text = "--request-timeout " + f.Get("request-timeout");
+  }
+  // 0, or a deadline past a century, is none (and would overflow the clock).
+  if (timeout.count() > 0 && timeout < std::chrono::hours(24 * 365 * 100)) {
+    out->deadline = std::chrono::steady_clock::now() + timeout;
+  }
   if (out->kubeconfig.empty()) {
     if (f.Has("context")) {
       std::cerr << "berth " << command << ": --context " << Quote(f.Get("context"))
@@ -80,10 +123,17 @@ bool ReadKubeAccess(const std::string& command, const Flags& f, bool kubeconfig_
   return true;
 }
 
+client::ClientOptions WithDeadline(const KubeAccess& access, client::ClientOptions opts) {
+  opts.deadline = access.deadline;
+  opts.deadline_source = access.request_timeout_text;
+  return opts;
+}
+
 std::unique_ptr<client::KubeClient> NewKubeClient(const KubeAccess& access) {
   client::ClientOptions opts;
   opts.user_agent = std::string("berth/") + kVersion;
-  return client::NewBeastClient(access.config, access.qps, access.burst, opts);
+  return client::NewBeastClient(access.config, access.qps, access.burst,
+                                WithDeadline(access, std::move(opts)));
 }
 
 }  // namespace berth::app

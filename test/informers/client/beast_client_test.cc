@@ -96,6 +96,26 @@ TEST(BeastClientTest, BodyLargerThanBeastsDefaultLimit) {
   EXPECT_EQ(res->body.size(), big.size());
 }
 
+// A list page announcing more than the client's bound (1 GiB by default) is refused from its
+// Content-Length, not read, and not retried; the connection is dropped. (It was read, or waited
+// for, whatever its size.)
+TEST(BeastClientTest, BodyOverTheDefaultBoundIsRefusedUnreadAndNotRetried) {
+  FakeHttpServer server([](const std::string&, int) {
+    return Reply{
+        {"HTTP/1.1 200 OK\r\nContent-Length: 2147483648\r\n\r\n{\"items\":["}, {}, false, true};
+  });
+  auto client = MakeClient(server);
+  Request req = Get("/api/v1/pods?limit=500");
+  req.timeout = std::chrono::seconds(20);
+  const auto start = std::chrono::steady_clock::now();
+  auto res = client.Do(req);
+  ASSERT_FALSE(res.ok());
+  EXPECT_EQ(res.error(), "GET " + server.url() + "/api/v1/pods?limit=500: read response from " +
+                             server.url().substr(7) + ": body larger than 1073741824 bytes");
+  EXPECT_LT(Seconds(std::chrono::steady_clock::now() - start), 10.0);
+  EXPECT_EQ(server.requests().size(), 1u);
+}
+
 TEST(BeastClientTest, KeepAliveReusesOneConnection) {
   FakeHttpServer server(
       [](const std::string&, int i) { return Reply{{RawResponse(200, std::to_string(i))}}; });
@@ -240,6 +260,52 @@ TEST(BeastClientTest, TimeoutWhenServerSendsNothing) {
   ASSERT_FALSE(res.ok());
   EXPECT_NE(res.error().find("timed out"), std::string::npos) << res.error();
   EXPECT_LT(Seconds(std::chrono::steady_clock::now() - start), 1.5);
+}
+
+// A server that accepts and never answers: each attempt times out and is retried, so without a
+// deadline Do took 6 attempts × the attempt timeout (6 × 30 s by default, 6-7 minutes for
+// `berth simulate --kubeconfig`). ClientOptions::deadline bounds the whole call.
+TEST(BeastClientTest, DeadlineBoundsEveryAttemptAndRetryTogether) {
+  FakeHttpServer server([](const std::string&, int) { return Reply{{}, {}, false, true}; });
+  ClientOptions o = FastRetries();
+  o.deadline = std::chrono::steady_clock::now() + milliseconds(1500);
+  o.deadline_source = "--request-timeout 1.5s";
+  auto client = MakeClient(server, o);
+  Request req = Get("/api/v1/pods?limit=500");
+  req.timeout = std::chrono::seconds(30);  // per attempt, as the lister asks
+  const auto start = std::chrono::steady_clock::now();
+  auto res = client.Do(req);
+  const double took = Seconds(std::chrono::steady_clock::now() - start);
+  ASSERT_FALSE(res.ok());
+  EXPECT_EQ(res.code(), ErrorCode::kUnavailable);
+  EXPECT_EQ(res.error(), "GET " + server.url() + "/api/v1/pods?limit=500: read response from " +
+                             server.url().substr(7) +
+                             ": timed out; deadline passed (--request-timeout 1.5s)");
+  EXPECT_GE(took, 1.3);
+  EXPECT_LT(took, 15.0);  // one attempt's own timeout is 30 s
+  // Past the deadline, no attempt is made at all.
+  const int before = server.connections();
+  auto again = client.Do(req);
+  ASSERT_FALSE(again.ok());
+  EXPECT_NE(again.error().find("deadline passed (--request-timeout 1.5s)"), std::string::npos)
+      << again.error();
+  EXPECT_EQ(server.connections(), before);
+}
+
+TEST(BeastClientTest, DeadlineStopsRetriesOfServerErrors) {
+  FakeHttpServer server([](const std::string&, int) {
+    return Reply{{RawResponse(503, "busy", "Retry-After: 5\r\n")}};
+  });
+  ClientOptions o = FastRetries();
+  o.deadline = std::chrono::steady_clock::now() + milliseconds(1000);
+  auto client = MakeClient(server, o);
+  const auto start = std::chrono::steady_clock::now();
+  auto res = client.Do(Get("/api"));
+  // The retry would start after the deadline: the last answer is the answer.
+  ASSERT_TRUE(res.ok()) << res.error();
+  EXPECT_EQ(res->status, 503);
+  EXPECT_LT(Seconds(std::chrono::steady_clock::now() - start), 4.0);
+  EXPECT_EQ(server.requests().size(), 1u);
 }
 
 TEST(BeastClientTest, RateLimited) {

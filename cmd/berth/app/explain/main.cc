@@ -1,8 +1,10 @@
 #include "cmd/berth/app/explain/main.h"
 
 #include <iostream>
+#include <optional>
 
 #include "base/strings.h"
+#include "cmd/berth/app/activity.h"
 #include "cmd/berth/app/explain/ask.h"
 #include "cmd/berth/app/explain/offline.h"
 #include "cmd/berth/app/explain/options.h"
@@ -67,7 +69,8 @@ Result<std::pair<std::unique_ptr<client::KubeClient>, std::string>> UrlClient(
   }
   client::ClientOptions opts;
   opts.max_retries = 0;
-  auto c = std::make_unique<client::BeastClient>(direct.config, direct.qps, direct.burst, opts);
+  auto c = std::make_unique<client::BeastClient>(direct.config, direct.qps, direct.burst,
+                                                 app::WithDeadline(access, std::move(opts)));
   if (auto ok = c->InitStatus(); !ok) return Error{"--scheduler-url: " + ok.error()};
   return std::make_pair(std::unique_ptr<client::KubeClient>(std::move(c)), prefix);
 }
@@ -89,10 +92,13 @@ int Offline(const ExplainOptions& o, client::KubeClient& api, const std::string&
   std::vector<framework::Extender*> extenders;
   for (const auto& e : owned) extenders.push_back(e.get());
 
+  std::optional<app::Doing> doing(std::in_place, "listing the cluster from " + api.Server());
   auto live = simulate::ListCluster(api);
   if (!live.ok()) return Fail(live.error());
   auto cluster = simulate::ToClusterFile(*live);
   if (!cluster.ok()) return Fail(cluster.error());
+  doing.reset();
+  doing.emplace("re-evaluating pod " + ns + "/" + o.pod);
   OfflineResult r = ExplainOffline(*cluster, cfg, registry, extenders, ns, o.pod);
   switch (r.kind) {
     case OfflineResult::Kind::kExplained:

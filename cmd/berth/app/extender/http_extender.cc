@@ -127,8 +127,14 @@ Result<std::string> HttpExtender::Send(const std::string& verb, const std::strin
   req.target = base_path_ + "/" + verb;
   req.headers = {{"Content-Type", "application/json"}, {"Accept", "application/json"}};
   req.body = body;
+  req.max_body_bytes = static_cast<uint64_t>(cfg_.max_response_bytes);
   auto res = http_->RoundTrip(req, deadline, /*replayable=*/true);
   if (auto* err = std::get_if<client::HttpError>(&res)) {
+    if (err->body_too_large) {
+      // Not kUnavailable: the extender answered, with more than berth reads.
+      return Error{"extender at URL " + url + ": answer larger than " +
+                   std::to_string(cfg_.max_response_bytes) + " bytes (maxResponseBytes)"};
+    }
     std::string why = err->message;
     if (Clock::now() >= deadline) {
       why = "timed out after " + Seconds(cfg_.http_timeout) + " (httpTimeout)";

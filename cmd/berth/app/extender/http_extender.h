@@ -16,6 +16,9 @@
 //   `extender at URL http://h/f/filter: timed out after 5s (httpTimeout)`
 //   `extender at URL http://h/f/filter: connect 127.0.0.1:9: Connection refused`
 //   `extender at URL http://h/f/filter: malformed ExtenderFilterResult: invalid JSON at ...`
+//   `extender at URL http://h/f/filter: answer larger than 16777216 bytes (maxResponseBytes)`
+//   (berth's own maxResponseBytes, default 16 MiB: the body is not read past it, and the
+//   connection is closed)
 //   `extender at URL http://h/f/filter: Error: <the extender's Error text>`
 //   (the two transport failures above, timeout and connection, carry ErrorCode::kUnavailable)
 //   `extender "http://h/f" claims a filtered node "x" which is not found in the input node list`

@@ -62,17 +62,6 @@ Result<std::optional<std::vector<Value>>> NodeItems(const Value* v, std::string_
 
 std::string ItemName(const Value& item) { return item.Find("metadata")->Find("name")->AsString(); }
 
-Result<std::map<std::string, std::string>> FailedMap(const Value* v, std::string_view field) {
-  std::map<std::string, std::string> out;
-  if (v == nullptr || v->IsNull()) return out;
-  if (!v->IsObject()) return Want(field, "an object of node name -> reason", *v);
-  for (const auto& [node, reason] : v->AsObject()) {
-    if (!reason.IsString()) return Want(std::string(field) + "." + node, "a string", reason);
-    out[node] = reason.AsString();
-  }
-  return out;
-}
-
 Result<Value> ParseObject(std::string_view body, std::string_view what) {
   auto v = api::json::ParseJson(body);
   if (!v.ok()) return Error{"malformed " + std::string(what) + ": " + v.error()};
@@ -131,56 +120,6 @@ std::string EncodeExtenderArgs(const api::Pod& pod, const std::vector<const api:
   return api::json::ToJson(args);
 }
 
-Result<FilterResult> DecodeFilterResult(std::string_view body) {
-  auto v = ParseObject(body, "ExtenderFilterResult");
-  if (!v.ok()) return Error{v.error()};
-  FilterResult out;
-  auto names = StringArray(FindFold(*v, "NodeNames"), "NodeNames");
-  if (!names.ok()) return Error{names.error()};
-  out.node_names = std::move(*names);
-  auto items = NodeItems(FindFold(*v, "Nodes"), "Nodes");
-  if (!items.ok()) return Error{items.error()};
-  if (*items) {
-    out.nodes.emplace();
-    for (const Value& item : **items) out.nodes->push_back(ItemName(item));
-  }
-  auto failed = FailedMap(FindFold(*v, "FailedNodes"), "FailedNodes");
-  if (!failed.ok()) return Error{failed.error()};
-  out.failed_nodes = std::move(*failed);
-  auto unresolvable =
-      FailedMap(FindFold(*v, "FailedAndUnresolvableNodes"), "FailedAndUnresolvableNodes");
-  if (!unresolvable.ok()) return Error{unresolvable.error()};
-  out.failed_and_unresolvable_nodes = std::move(*unresolvable);
-  if (const Value* err = FindFold(*v, "Error"); err != nullptr && !err->IsNull()) {
-    if (!err->IsString()) return Want("Error", "a string", *err);
-    out.error = err->AsString();
-  }
-  return out;
-}
-
-Result<std::vector<HostPriority>> DecodeHostPriorityList(std::string_view body) {
-  auto v = api::json::ParseJson(body);
-  if (!v.ok()) return Error{"malformed HostPriorityList: " + v.error()};
-  std::vector<HostPriority> out;
-  if (v->IsNull()) return out;
-  if (!v->IsArray()) return Want("HostPriorityList", "an array", *v);
-  for (const Value& item : v->AsArray()) {
-    if (!item.IsObject()) return Want("HostPriorityList item", "an object", item);
-    HostPriority hp;
-    const Value* host = FindFold(item, "Host");
-    if (host == nullptr || !host->IsString()) {
-      return Error{"HostPriorityList: an item without a Host string"};
-    }
-    hp.host = host->AsString();
-    if (const Value* score = FindFold(item, "Score"); score != nullptr && !score->IsNull()) {
-      if (!score->IsInt()) return Want("Score of host \"" + hp.host + "\"", "an integer", *score);
-      hp.score = score->AsInt();
-    }
-    out.push_back(std::move(hp));
-  }
-  return out;
-}
-
 std::string EncodeBindingArgs(const api::Pod& pod, const std::string& node) {
   Value args = Value::MakeObject();
   args.Set("PodName", Value::String(pod.metadata.name));
@@ -188,15 +127,6 @@ std::string EncodeBindingArgs(const api::Pod& pod, const std::string& node) {
   args.Set("PodUID", Value::String(pod.metadata.uid));
   args.Set("Node", Value::String(node));
   return api::json::ToJson(args);
-}
-
-Result<std::string> DecodeBindingResult(std::string_view body) {
-  auto v = ParseObject(body, "ExtenderBindingResult");
-  if (!v.ok()) return Error{v.error()};
-  const Value* err = FindFold(*v, "Error");
-  if (err == nullptr || err->IsNull()) return std::string();
-  if (!err->IsString()) return Want("Error", "a string", *err);
-  return err->AsString();
 }
 
 Result<ExtenderArgs> DecodeExtenderArgs(std::string_view body) {

@@ -31,6 +31,9 @@ namespace berth::extenders {
 const api::Value* FindFold(const api::Value& object, std::string_view key);
 
 // ---- client side (berth calling an extender) ----
+// The three answers are decoded from an event stream (wire_answers.cc): memory in proportion to
+// the decoded result, never to a tree of the document. Errors: `malformed <what>: invalid JSON at
+// offset N: ...`, then the fields' as below.
 
 // ExtenderArgs for a filter/prioritize call: NodeNames when node_cache_capable, else the full
 // Nodes list.

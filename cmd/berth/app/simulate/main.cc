@@ -6,6 +6,7 @@
 
 #include "api/json/parse.h"
 #include "base/strings.h"
+#include "cmd/berth/app/activity.h"
 #include "cmd/berth/app/extender/http_extender.h"
 #include "cmd/berth/app/flags.h"
 #include "cmd/berth/app/kube_flags.h"
@@ -69,6 +70,7 @@ const std::vector<app::FlagSpec>& SimulateFlags() {
       {"save", "With --kubeconfig: also write the snapshot as a cluster file (a JSON List)."},
       {"kube-api-qps", "Requests per second to the API server (client-side limit).", false, "50"},
       {"kube-api-burst", "Burst of requests to the API server above --kube-api-qps.", false, "100"},
+      app::RequestTimeoutFlagSpec(),
       {"config", "The scheduler configuration (KubeSchedulerConfiguration v1)."},
       {"policy-config-file", "A legacy scheduler Policy used instead of the config's profiles."},
       {"explain", "Say for each pod why each node was or was not chosen.", true, "false"},
@@ -82,12 +84,16 @@ namespace {
 // --cluster FILE, or a live listing through --kubeconfig (saved to --save). An error with an
 // empty message was printed already.
 Result<ClusterFile> LoadCluster(const app::Flags& f) {
-  if (f.Has("cluster")) return LoadClusterFile(f.Get("cluster"));
+  if (f.Has("cluster")) {
+    app::Doing doing("reading the cluster file " + f.Get("cluster"));
+    return LoadClusterFile(f.Get("cluster"));
+  }
   app::KubeAccess access;
   if (!app::ReadKubeAccess("simulate", f, /*kubeconfig_required=*/true, &access)) {
     return Error{""};  // printed
   }
   auto client = app::NewKubeClient(access);
+  app::Doing doing("listing the cluster from " + client->Server());
   BERTH_ASSIGN_OR_RETURN(LiveCluster live, ListCluster(*client));
   if (f.Has("save")) BERTH_RETURN_IF_ERROR(SaveClusterFile(live, f.Get("save")));
   return ToClusterFile(live);
@@ -109,7 +115,8 @@ int Main(int argc, char** argv) {
               << "\n";
     return 2;
   }
-  for (const char* live_only : {"context", "save", "kube-api-qps", "kube-api-burst"}) {
+  for (const char* live_only :
+       {"context", "save", "kube-api-qps", "kube-api-burst", "request-timeout"}) {
     if (f.Has(live_only) && !f.Has("kubeconfig")) {
       std::cerr << "berth simulate: --" << live_only << " needs --kubeconfig\n";
       return 2;
@@ -142,6 +149,7 @@ int Main(int argc, char** argv) {
   }
   for (const auto& w : cluster->warnings)
     std::cerr << "berth simulate: warning: " << OneLine(w) << "\n";
+  app::Doing doing("scheduling the cluster's pods");
   auto out = Run(*cluster, cfg, registry, options);
   if (!out.ok()) {
     std::cerr << "berth simulate: " << (f.Has("config") ? f.Get("config") + ": " : "")

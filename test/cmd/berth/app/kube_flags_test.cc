@@ -79,4 +79,44 @@ TEST(KubeFlagsTest, ContextNamespaceAndQps) {
 }
 
 }  // namespace
+// --request-timeout, as kubectl reads it: seconds, or a duration; 0 for none; 60 s by default.
+TEST(KubeFlagsTest, RequestTimeoutBoundsTheCommand) {
+  const std::string path = Write("kube_flags_timeout", kKubeconfig);
+  using std::chrono::seconds;
+  using std::chrono::steady_clock;
+  auto deadline_in = [&](const std::map<std::string, std::string>& extra, KubeAccess* a) {
+    std::map<std::string, std::string> values = extra;
+    values["kubeconfig"] = path;
+    const auto before = steady_clock::now();
+    EXPECT_TRUE(ReadKubeAccess("explain", With(values), false, a));
+    return a->deadline == steady_clock::time_point::max()
+               ? -1.0
+               : std::chrono::duration<double>(a->deadline - before).count();
+  };
+  KubeAccess d;
+  const double by_default = deadline_in({}, &d);
+  EXPECT_GE(by_default, 59.0);
+  EXPECT_LE(by_default, 61.0);
+  EXPECT_EQ(d.request_timeout_text, "--request-timeout 60s");
+  KubeAccess s;
+  const double bare = deadline_in({{"request-timeout", "5"}}, &s);
+  EXPECT_GE(bare, 4.0);
+  EXPECT_LE(bare, 6.0);
+  EXPECT_EQ(s.request_timeout_text, "--request-timeout 5");
+  KubeAccess m;
+  const double minutes = deadline_in({{"request-timeout", "2m"}}, &m);
+  EXPECT_GE(minutes, 119.0);
+  EXPECT_LE(minutes, 121.0);
+  KubeAccess none;
+  EXPECT_EQ(deadline_in({{"request-timeout", "0"}}, &none), -1.0);
+  KubeAccess huge;
+  EXPECT_EQ(deadline_in({{"request-timeout", "99999999999999999999999"}}, &huge), -1.0);
+  for (const char* bad : {"2d", "-1s", "1.5", "", "s"}) {
+    KubeAccess b;
+    EXPECT_FALSE(ReadKubeAccess("explain", With({{"kubeconfig", path}, {"request-timeout", bad}}),
+                                false, &b))
+        << bad;
+  }
+}
+
 }  // namespace berth::app

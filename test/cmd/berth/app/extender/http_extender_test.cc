@@ -167,6 +167,50 @@ TEST_F(HttpExtenderTest, MalformedJsonIsAnError) {
       << out.error();
 }
 
+// A 50 MB answer: the three nodes echoed back (as to an extender that is not nodeCacheCapable),
+// each with ~17 MB of annotations. Read into a tree, such an answer took gigabytes.
+std::string FiftyMegabyteAnswer() {
+  std::string body = R"({"Nodes":{"items":[)";
+  for (int n = 1; n <= 3; ++n) {
+    if (n > 1) body += ",";
+    body += R"({"metadata":{"name":"n)" + std::to_string(n) + R"(","annotations":{)";
+    for (int i = 0; i < 750000; ++i) {
+      if (i > 0) body += ",";
+      body += "\"k" + std::to_string(i) + "\":\"vvvvvvvvvvvv\"";
+    }
+    body += "}}}";
+  }
+  body += R"(]},"FailedNodes":{},"Error":""})";
+  EXPECT_GT(body.size(), size_t{50} << 20);
+  return body;
+}
+
+TEST_F(HttpExtenderTest, AnswerOverMaxResponseBytesIsRefusedNamingTheUrlAndTheCap) {
+  const std::string answer = FiftyMegabyteAnswer();
+  FakeExtenderServer server([&](const std::string&, const std::string&) { return Json(answer); });
+  auto cfg = Cfg(server.PlainUrl());
+  cfg.http_timeout = std::chrono::seconds(60);
+  EXPECT_EQ(cfg.max_response_bytes, int64_t{16} << 20);  // the default
+  auto ext = Make(cfg);
+  auto out = ext->Filter(pod_, nodes_);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.error(), "extender at URL " + server.PlainUrl() +
+                             "/filter: answer larger than 16777216 bytes (maxResponseBytes)");
+  EXPECT_NE(out.code(), ErrorCode::kUnavailable);  // it answered, with too much
+}
+
+TEST_F(HttpExtenderTest, RaisedMaxResponseBytesReadsABigAnswer) {
+  const std::string answer = FiftyMegabyteAnswer();
+  FakeExtenderServer server([&](const std::string&, const std::string&) { return Json(answer); });
+  auto cfg = Cfg(server.PlainUrl());
+  cfg.http_timeout = std::chrono::seconds(60);
+  cfg.max_response_bytes = int64_t{64} << 20;
+  auto ext = Make(cfg);
+  auto out = ext->Filter(pod_, nodes_);
+  ASSERT_TRUE(out.ok()) << out.error();
+  EXPECT_EQ(Names(out->passed), (std::vector<std::string>{"n1", "n2", "n3"}));
+}
+
 TEST_F(HttpExtenderTest, NodeNotAskedAboutIsAnError) {
   FakeExtenderServer server([](const std::string&, const std::string&) {
     return Json(R"({"NodeNames":["n1","intruder"]})");
