@@ -3,6 +3,9 @@
 #include <re2/re2.h>
 
 #include <algorithm>
+#include <list>
+#include <mutex>
+#include <unordered_map>
 
 namespace berth::cel {
 namespace {
@@ -362,9 +365,69 @@ std::unique_ptr<re2::RE2> Build(std::string_view text, bool parse_only = false) 
   return std::make_unique<re2::RE2>(re2::StringPiece(text.data(), text.size()), options);
 }
 
+// Compiled patterns (and compile errors) by text, the least recently used evicted first.
+// cel-go compiles a selector's constant pattern once, when it plans the program; berth's
+// functions see only values, so this cache is what spares a compile per device and evaluation
+// (up to ~0.2 s for a large Unicode class within RE2's budget). Bounded by entries, by the
+// estimated size of the programs, and by pattern length (longer ones are not kept).
+class Cache {
+ public:
+  static constexpr size_t kMaxEntries = 64;
+  static constexpr size_t kMaxBytes = 32 << 20;
+  static constexpr size_t kMaxPatternBytes = 4096;
+
+  static Cache& Get() {
+    static Cache* cache = new Cache();  // never destroyed: usable during static destruction
+    return *cache;
+  }
+
+  std::optional<Result<Regex>> Find(std::string_view pattern) {
+    std::lock_guard lock(mu_);
+    auto it = index_.find(pattern);
+    if (it == index_.end()) return std::nullopt;
+    lru_.splice(lru_.begin(), lru_, it->second);
+    return it->second->result;
+  }
+
+  void Put(std::string_view pattern, const Result<Regex>& result, size_t program_bytes) {
+    if (pattern.size() > kMaxPatternBytes) return;
+    size_t bytes = pattern.size() + program_bytes + (result.ok() ? 0 : result.error().size());
+    if (bytes > kMaxBytes) return;
+    std::lock_guard lock(mu_);
+    if (index_.count(pattern) != 0) return;
+    lru_.push_front(Entry{std::string(pattern), result, bytes});
+    index_.emplace(lru_.front().pattern, lru_.begin());
+    bytes_ += bytes;
+    while (lru_.size() > kMaxEntries || bytes_ > kMaxBytes) {
+      bytes_ -= lru_.back().bytes;
+      index_.erase(lru_.back().pattern);
+      lru_.pop_back();
+    }
+  }
+
+ private:
+  struct Entry {
+    std::string pattern;  // index_'s keys view it
+    Result<Regex> result;
+    size_t bytes;
+  };
+  std::mutex mu_;
+  std::list<Entry> lru_;  // most recently used first
+  std::unordered_map<std::string_view, std::list<Entry>::iterator> index_;
+  size_t bytes_ = 0;
+};
+
 }  // namespace
 
 Result<Regex> Regex::Compile(std::string_view pattern) {
+  if (auto cached = Cache::Get().Find(pattern)) return *std::move(cached);
+  size_t program_bytes = 0;
+  Result<Regex> result = CompileUncached(pattern, &program_bytes);
+  Cache::Get().Put(pattern, result, program_bytes);
+  return result;
+}
+
+Result<Regex> Regex::CompileUncached(std::string_view pattern, size_t* program_bytes) {
   Rewritten rw = Rewrite(pattern);
   if (rw.too_deep_at != std::string::npos) {
     // Go stops at the node that is too high; an error RE2 finds before that point (other than
@@ -378,6 +441,9 @@ Result<Regex> Regex::Compile(std::string_view pattern) {
     return GoError("expression nests too deeply", pattern);
   }
   std::shared_ptr<re2::RE2> re = Build(rw.text);
+  // An instruction is 8 bytes in RE2's program; the estimate doubles it for the reverse program
+  // and the matchers' state. A pattern over RE2's budget cost a compile too: remember its error.
+  *program_bytes = re->ok() ? static_cast<size_t>(re->ProgramSize()) * 16 : 0;
   if (!re->ok()) return FromRe2(*re, pattern, rw);
   return Regex(std::move(re));
 }

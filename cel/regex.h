@@ -39,7 +39,11 @@ class Regex {
 
   // Compiles `pattern` (Go syntax). Errors (kInvalid) carry Go's text exactly, e.g.
   // "error parsing regexp: missing closing ): `(ab`"; cel-go returns it as is from matches(),
-  // Kubernetes' find()/findAll() prefix it with "Illegal regex: ".
+  // Kubernetes' find()/findAll() prefix it with "Illegal regex: ". Results (and errors) of
+  // patterns up to 4 KB are kept in a process-wide cache (64 entries, 32 MB of programs, least
+  // recently used evicted), as cel-go keeps a selector's compiled constant pattern; RE2 bounds
+  // each kept pattern's matching state by its 8 MB budget.
+  // Any thread.
   static Result<Regex> Compile(std::string_view pattern);
 
   // Go's MatchString: whether the pattern matches anywhere in `subject`.
@@ -52,6 +56,7 @@ class Regex {
 
  private:
   explicit Regex(std::shared_ptr<const re2::RE2> re) : re_(std::move(re)) {}
+  static Result<Regex> CompileUncached(std::string_view pattern, size_t* program_bytes);
   std::shared_ptr<const re2::RE2> re_;
 };
 

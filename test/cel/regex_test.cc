@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace berth::cel {
@@ -119,6 +121,27 @@ TEST(RegexTest, FindAndFindAllAreGos) {
   ASSERT_TRUE(nb.ok());
   EXPECT_EQ(nb->FindAll("\u212A\u212A", -1).size(), 3u);
   EXPECT_FALSE(nb->Matches("k\u212Ak"));
+}
+
+TEST(RegexTest, CachedPatternsAnswerTheSame) {
+  // More patterns than the cache keeps, each compiled twice, from several threads.
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&wrong] {
+      for (int i = 0; i < 200; ++i) {
+        std::string pattern = "^a{" + std::to_string(i % 100 + 1) + "}$";
+        for (int again = 0; again < 2; ++again) {
+          auto re = Regex::Compile(pattern);
+          if (!re.ok() || !re->Matches(std::string(i % 100 + 1, 'a')) || re->Matches("b")) ++wrong;
+        }
+        if (CompileError("(" + pattern) == "compiled") ++wrong;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_EQ(CompileError("\\pL{1000}"), CompileError("\\pL{1000}"));
 }
 
 TEST(RegexTest, LinearTimeOnHostileInput) {
