@@ -51,16 +51,16 @@ Error GoError(std::string_view code, std::string_view arg) {
   return Error{"error parsing regexp: " + std::string(code) + ": `" + std::string(arg) + "`"};
 }
 
-// The pattern as RE2 is given it: Go's `(?<name>` spelled `(?P<name>`, and `\C` (which Go
-// rejects and RE2 accepts) spelled `\Z` (which both reject, with the same message). origin maps
+// The pattern as RE2 is given it: Go's `(?<name>` spelled `(?P<name>`. origin maps
 // each byte of `text` (and its end) back to the Go pattern, to quote RE2's error argument in the
 // user's spelling; it is empty when nothing was rewritten.
 struct Rewritten {
   std::string text;
   std::vector<size_t> origin;
-  // Where the parse tree first grows higher than Go allows: the end of that token in `text`, or
-  // npos.
-  size_t too_deep_at = std::string::npos;
+  // An error Go reports where RE2 reports another or none (a parse tree higher than Go allows,
+  // an invalid repeat count): Go's text, and where in `text` Go's parser meets it (npos: none).
+  size_t go_error_at = std::string::npos;
+  std::string go_error;
 };
 
 // One open group (or the whole pattern) while measuring the parse tree's height as Go builds
@@ -142,21 +142,35 @@ size_t SkipBraced(std::string_view p, size_t i) {
   return std::min(i + 1, p.size());
 }
 
-// The end of Go's repetition `{n}`, `{n,}` or `{n,m}` at i, or npos when `{` is a literal there.
-size_t RepeatEnd(std::string_view p, size_t i) {
+// Go's parseRepeat: the end of the repetition `{n}`, `{n,}` or `{n,m}` at i (with its counts;
+// max -1 for none, a count of 10^8 or more is -1), or npos when `{` is a literal there.
+size_t RepeatEnd(std::string_view p, size_t i, int* min, int* max) {
   size_t j = i + 1;
-  auto digits = [&] {
-    size_t start = j;
-    while (j < p.size() && p[j] >= '0' && p[j] <= '9') ++j;
-    return j > start;
+  auto number = [&](int* n) {
+    if (j >= p.size() || p[j] < '0' || p[j] > '9') return false;
+    if (j + 1 < p.size() && p[j] == '0' && p[j + 1] >= '0' && p[j + 1] <= '9') return false;
+    *n = 0;
+    for (; j < p.size() && p[j] >= '0' && p[j] <= '9'; ++j) {
+      if (*n >= 100000000) *n = -1;
+      if (*n >= 0) *n = *n * 10 + (p[j] - '0');
+    }
+    return true;
   };
-  if (!digits()) return std::string_view::npos;
-  if (j < p.size() && p[j] == ',') {
+  if (!number(min) || j >= p.size()) return std::string_view::npos;
+  *max = *min;
+  if (p[j] == ',') {
     ++j;
-    digits();
+    if (j >= p.size()) return std::string_view::npos;
+    if (p[j] == '}') {
+      *max = -1;
+    } else if (!number(max)) {
+      return std::string_view::npos;
+    } else if (*max < 0) {
+      *min = -1;
+    }
   }
-  if (j < p.size() && p[j] == '}') return j + 1;
-  return std::string_view::npos;
+  if (j >= p.size() || p[j] != '}') return std::string_view::npos;
+  return j + 1;
 }
 
 // The end of a character class starting at i (at '['), as Go's parseClass delimits it.
@@ -192,11 +206,16 @@ Rewritten Rewrite(std::string_view p) {
     for (size_t k = from; k < to; ++k) origin.push_back(k);
   };
   std::vector<Frame> frames(1);
+  auto fail = [&](size_t at, std::string_view code, std::string_view arg) {
+    if (r.go_error_at != std::string::npos) return;
+    r.go_error_at = at;
+    r.go_error = GoError(code, arg).message;
+  };
   auto check = [&](int height, size_t at) {
-    if (height > Regex::kMaxHeight && r.too_deep_at == std::string::npos) r.too_deep_at = at;
+    if (height > Regex::kMaxHeight) fail(at, "expression nests too deeply", p);
   };
   size_t i = 0;
-  while (i < p.size() && r.too_deep_at == std::string::npos) {
+  while (i < p.size() && r.go_error_at == std::string::npos) {
     Frame& f = frames.back();
     char c = p[i];
     size_t next = i + 1;
@@ -264,10 +283,16 @@ Rewritten Rewrite(std::string_view p) {
       case '?':
       case '{': {
         if (c == '{') {
-          next = RepeatEnd(p, i);
+          int min, max;
+          next = RepeatEnd(p, i, &min, &max);
           if (next == std::string_view::npos) {
             next = i + 1;
             f.Add(1, true);
+            break;
+          }
+          // Go checks the counts before anything else about the repetition (RE2 after).
+          if (min < 0 || min > 1000 || max > 1000 || (max >= 0 && min > max)) {
+            fail(r.text.size(), "invalid repeat count", p.substr(i, next - i));
             break;
           }
         }
@@ -299,12 +324,7 @@ Rewritten Rewrite(std::string_view p) {
           }
           next = end == std::string_view::npos ? p.size() : end + 2;
         } else if (e == 'C') {
-          copy(i, i + 1);
-          r.text += 'Z';
-          origin.push_back(i + 1);
-          rewritten = true;
-          i += 2;
-          f.Add(1, false);
+          fail(r.text.size(), "invalid escape sequence", "\\C");  // RE2's any byte
         } else if (e == 'p' || e == 'P') {
           next = SkipBraced(p, i + 2);
           f.Add(1, false, true);
@@ -329,7 +349,7 @@ Rewritten Rewrite(std::string_view p) {
     copy(i, next);
     i = next;
   }
-  if (r.too_deep_at == std::string::npos && i == p.size() && frames.size() == 1) {
+  if (r.go_error_at == std::string::npos && i == p.size() && frames.size() == 1) {
     check(frames.back().Height(), r.text.size());
   }
 done:
@@ -344,11 +364,15 @@ Error FromRe2(const re2::RE2& re, std::string_view pattern, const Rewritten& rw)
   if (re.error_code() == re2::RE2::ErrorPatternTooLarge) arg = pattern;
   std::string quoted(arg);
   if (!rw.origin.empty() && !arg.empty()) {
-    size_t at = arg == rw.text ? 0 : rw.text.find(arg);
-    if (at != std::string::npos) {
-      size_t from = rw.origin[at], to = rw.origin[at + arg.size()];
-      quoted = std::string(pattern.substr(from, to - from));
-    }
+    // RE2 does not say where: the first place the rewriting left alone, else the first place.
+    auto original = [&](size_t at) {
+      return pattern.substr(rw.origin[at], rw.origin[at + arg.size()] - rw.origin[at]);
+    };
+    size_t first = arg == rw.text ? 0 : rw.text.find(arg);
+    size_t at = first;
+    while (at != std::string::npos && original(at) != arg) at = rw.text.find(arg, at + 1);
+    if (at == std::string::npos) at = first;
+    if (at != std::string::npos) quoted = std::string(original(at));
   }
   return GoError(GoErrorCode(re.error_code()), quoted);
 }
@@ -429,16 +453,16 @@ Result<Regex> Regex::Compile(std::string_view pattern) {
 
 Result<Regex> Regex::CompileUncached(std::string_view pattern, size_t* program_bytes) {
   Rewritten rw = Rewrite(pattern);
-  if (rw.too_deep_at != std::string::npos) {
-    // Go stops at the node that is too high; an error RE2 finds before that point (other than
-    // the groups left open by cutting the pattern there) is the one Go reports.
-    auto before = Build(std::string_view(rw.text).substr(0, rw.too_deep_at), true);
+  if (rw.go_error_at != std::string::npos) {
+    // Go stops there; an error RE2 finds before that point (other than the groups left open by
+    // cutting the pattern there) is the one Go reports.
+    auto before = Build(std::string_view(rw.text).substr(0, rw.go_error_at), true);
     auto code = before->error_code();
     if (!before->ok() && code != re2::RE2::ErrorMissingParen &&
         code != re2::RE2::ErrorMissingBracket && code != re2::RE2::ErrorPatternTooLarge) {
       return FromRe2(*before, pattern, rw);
     }
-    return GoError("expression nests too deeply", pattern);
+    return Error{rw.go_error};
   }
   std::shared_ptr<re2::RE2> re = Build(rw.text);
   // An instruction is 8 bytes in RE2's program; the estimate doubles it for the reverse program
@@ -473,9 +497,6 @@ bool Search(const re2::RE2& re, std::string_view subject, size_t pos, size_t* be
 }  // namespace
 
 bool Regex::Matches(std::string_view subject) const {
-  if (!re2::RE2::PartialMatch(re2::StringPiece(subject.data(), subject.size()), *re_)) {
-    return false;
-  }
   size_t begin, end;
   return Search(*re_, subject, 0, &begin, &end);
 }

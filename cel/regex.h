@@ -7,6 +7,8 @@
 // Where Go and Debian's RE2 disagree on the syntax, Compile answers as Go does:
 //   - `(?<name>re)` is a named group (RE2 before 2023 knows only `(?P<name>re)`);
 //   - `\C` (any byte) is an invalid escape sequence;
+//   - a repeat count out of range is "invalid repeat count" quoting only the count, before any
+//     other error of that repetition, and so is a count of 10^8 or more (a literal for RE2);
 //   - a parse tree more than 1000 levels high is "expression nests too deeply" (Go's maxHeight;
 //     RE2 has no such limit). The height is Go's for groups, repetitions, concatenations and
 //     alternations; Go's rewrites of alternations (prefix factoring, merging single characters

@@ -525,7 +525,7 @@ REGEX = [
 ]
 # Each of Go's error codes, for a pattern built at run time, from matches() and from find().
 INVALID = ["(ab", "ab)", "[a", "[z-a]", "[[:foo:]]", "\\p{Foo}", "a**", "a*+", "a++", "*", "x{2}{3}",
-           "a{1001}", "a{2,1}", "(a{100}){100}", "\\8", "\\Z", "\\C", "a\\C", "\\Z\\C", "\\e", "\\x{110000}",
+           "a{1001}", "a{2,1}", "x{2,1}?", "x*{2,1}", "x{99999999999}", "(?<m>a)(?P=n)", "(a{100}){100}", "\\8", "\\Z", "\\C", "a\\C", "\\Z\\C", "\\e", "\\x{110000}",
            "(?=a)", "(?!a)", "(?<=a)", "(?x)a", "(?P=n)", "(?P<n!>a)", "(?<n!>a)", "(?<>a)", "(?<a>x",
            "(?P<name>", "(?i", "a\\"]
 for pattern in INVALID:

@@ -65,6 +65,11 @@ TEST(RegexTest, ErrorsAreGos) {
            {"*", "error parsing regexp: missing argument to repetition operator: `*`"},
            {"a{1001}", "error parsing regexp: invalid repeat count: `{1001}`"},
            {"(a{100}){100}", "error parsing regexp: invalid repeat count: `{100}`"},
+           {"x{2,1}?", "error parsing regexp: invalid repeat count: `{2,1}`"},
+           {"x*{2,1}", "error parsing regexp: invalid repeat count: `{2,1}`"},
+           {"x{99999999999}", "error parsing regexp: invalid repeat count: `{99999999999}`"},
+           {"**{2,1}", "error parsing regexp: missing argument to repetition operator: `*`"},
+           {"(?<m>a)(?P=n)", "error parsing regexp: invalid or unsupported Perl syntax: `(?P`"},
            {"\\8", "error parsing regexp: invalid escape sequence: `\\8`"},
            {"\\Z", "error parsing regexp: invalid escape sequence: `\\Z`"},
            {"a\\C", "error parsing regexp: invalid escape sequence: `\\C`"},  // RE2 accepts it
