@@ -194,7 +194,8 @@ size_t ClassEnd(std::string_view p, size_t i) {
   return std::min(j + 1, p.size());
 }
 
-// One linear pass over the Go pattern (no recursion: the groups are an explicit stack). It
+// One linear pass over the Go pattern (no recursion: the groups are an explicit stack) that
+// measures Go's parse tree, notes the first error only Go reports, and respells `(?<name>`. It
 // stops early where the pattern is malformed; RE2 then reports the error.
 Rewritten Rewrite(std::string_view p) {
   Rewritten r;
