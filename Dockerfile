@@ -19,7 +19,7 @@ ARG BUILD_TYPE=Release
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       build-essential cmake ninja-build pkg-config libboost-dev rapidjson-dev libyaml-cpp-dev \
-      prometheus-cpp-dev libcli11-dev libssl-dev libgtest-dev libgmock-dev openssl curl python3 ca-certificates \
+      prometheus-cpp-dev libcli11-dev libre2-dev libssl-dev libgtest-dev libgmock-dev openssl curl python3 ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .

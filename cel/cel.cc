@@ -66,8 +66,9 @@ Result<Value> DomainMap(const Source& source, const std::string& driver, Convert
   for (const auto& [name, raw] : source) {
     auto [domain, id] = SplitQualified(name, driver);
     BERTH_ASSIGN_OR_RETURN(Value v, convert(name, raw));
+    // Not captured by name: clang before 16 cannot capture a structured binding.
     auto it = std::find_if(domains.begin(), domains.end(),
-                           [&](const auto& d) { return d.first == domain; });
+                           [&d = domain](const auto& e) { return e.first == d; });
     if (it == domains.end()) {
       domains.emplace_back(domain, std::vector<std::pair<Value, Value>>{});
       it = domains.end() - 1;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <regex>
 
 #include "cel/functions.h"
 #include "cel/regex.h"
@@ -381,18 +380,15 @@ class Checker {
     Precompute(e);
     if ((fn == "matches") && e.args.back()->kind == Expr::Kind::kConst &&
         e.args.back()->constant.Is<std::string>()) {
-      if (!CompileRegex(e.args.back()->constant.As<std::string>())) {
+      if (!Regex::Compile(e.args.back()->constant.As<std::string>()).ok()) {
         Validation("invalid matches argument", e.args.back()->offset);
       }
     }
     // cel-go compiles a constant find()/findAll() pattern when it plans the program.
     if ((fn == "find" || fn == "findAll") && e.has_target && e.args.size() >= 2 &&
         e.args[1]->kind == Expr::Kind::kConst && e.args[1]->constant.Is<std::string>()) {
-      std::string why;
-      if (!CompileRegex(e.args[1]->constant.As<std::string>(), &why)) {
-        issues.push_back(
-            {"error parsing regexp: " + why, e.offset, CheckIssue::Phase::kInstantiate});
-      }
+      auto re = Regex::Compile(e.args[1]->constant.As<std::string>());
+      if (!re.ok()) issues.push_back({re.error(), e.offset, CheckIssue::Phase::kInstantiate});
     }
   }
 

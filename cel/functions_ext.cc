@@ -1,7 +1,6 @@
 // cel-go's strings extension (version 2, the subset berth implements), Kubernetes' regex and
 // lists (version 1) libraries, and optional values.
 #include <algorithm>
-#include <regex>
 
 #include "cel/functions_internal.h"
 #include "cel/regex.h"
@@ -175,23 +174,15 @@ Result<Value> Join(const Args& a) {
   return Value{out};
 }
 
+// Kubernetes' regex library: Go's FindString / FindAllString.
 Result<Value> Find(const Args& a, bool all) {
-  std::string why;
-  auto compiled = CompileRegex(a[1].As<std::string>(), &why);
-  if (!compiled) return Error{"Illegal regex: " + why};
-  const std::regex& re = *compiled;
+  auto re = Regex::Compile(a[1].As<std::string>());
+  if (!re.ok()) return Error{"Illegal regex: " + re.error()};
   const std::string& s = a[0].As<std::string>();
-  if (!all) {
-    std::smatch m;
-    if (std::regex_search(s, m, re)) return Value{m.str(0)};
-    return Value{std::string()};
-  }
+  if (!all) return Value{std::string(re->Find(s))};
   int64_t limit = a.size() == 3 ? a[2].As<int64_t>() : -1;
   std::vector<Value> out;
-  for (auto it = std::sregex_iterator(s.begin(), s.end(), re); it != std::sregex_iterator(); ++it) {
-    if (limit >= 0 && static_cast<int64_t>(out.size()) >= limit) break;
-    out.push_back(Value{it->str(0)});
-  }
+  for (std::string_view m : re->FindAll(s, limit)) out.push_back(Value{std::string(m)});
   return Value::MakeList(std::move(out));
 }
 

@@ -1,6 +1,5 @@
 // CEL's standard declarations: operators, size, string predicates, conversions.
 #include <cmath>
-#include <regex>
 
 #include "cel/functions_internal.h"
 #include "cel/regex.h"
@@ -35,31 +34,39 @@ Result<Value> UintOp(const Args& a, Op op) {
 
 Result<Value> Size(const Args& a) { return Value{static_cast<int64_t>(CostSize(a[0]))}; }
 
+// cel-go's Double/Int/Uint.Compare refuse to order NaN.
+Error NaNUnordered() { return Error{"NaN values cannot be ordered"}; }
+
 Result<Value> Less(const Args& a) {
   int c = Compare(a[0], a[1]);
   if (c == -2) return NoOverload();
+  if (c == -3) return NaNUnordered();
   return Value{c == -1};
 }
 Result<Value> LessEq(const Args& a) {
   int c = Compare(a[0], a[1]);
   if (c == -2) return NoOverload();
+  if (c == -3) return NaNUnordered();
   return Value{c == -1 || c == 0};
 }
 Result<Value> Greater(const Args& a) {
   int c = Compare(a[0], a[1]);
   if (c == -2) return NoOverload();
+  if (c == -3) return NaNUnordered();
   return Value{c == 1};
 }
 Result<Value> GreaterEq(const Args& a) {
   int c = Compare(a[0], a[1]);
   if (c == -2) return NoOverload();
+  if (c == -3) return NaNUnordered();
   return Value{c == 1 || c == 0};
 }
 
+// cel-go's string.Match: Go's regexp.MatchString, whose compile error is returned as is.
 Result<Value> Matches(const Args& a) {
-  auto re = CompileRegex(a[1].As<std::string>());
-  if (!re) return Error{"invalid matches argument"};
-  return Value{std::regex_search(a[0].As<std::string>(), *re)};
+  auto re = Regex::Compile(a[1].As<std::string>());
+  if (!re.ok()) return re.status();
+  return Value{re->Matches(a[0].As<std::string>())};
 }
 
 Result<Value> IntToString(const Args& a) {

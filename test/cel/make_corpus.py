@@ -458,7 +458,113 @@ EXTRA = [
      {"driver": "q.example.com", "capacity": {"m": {"value": "1.0"}}}),
     ("device.capacity[\"q.example.com\"].m.isInteger()",
      {"driver": "q.example.com", "capacity": {"m": {"value": "2"}}}),
+    # NaN is not ordered: an error, not false (found by the differential's mutants).
+    ("0.0 / 0.0 > 1000.0", EMPTY),
+    ("1 <= 0.0 / 0.0", EMPTY),
+    ("0.0 / 0.0 == 0.0 / 0.0", EMPTY),
 ]
+
+
+def cel_string(s):
+    """A CEL string literal for s."""
+    return json.dumps(s, ensure_ascii=False)
+
+
+def nested(depth, open_, inner):
+    return open_ * depth + inner + ")" * depth
+
+
+def built(pattern_expr, fn="matches", subject='"a"'):
+    """The pattern assembled at run time (so the error is the evaluation's, not the checker's)."""
+    return f'cel.bind(p, {pattern_expr}, {subject}.{fn}(p))'
+
+
+def repeated(var, piece, times):
+    return " + ".join([var] * times)
+
+
+# Regular expressions (issue 26): Go's syntax and error texts, its nesting limit, and subjects
+# and patterns that made a backtracking engine crash or stall. Each is evaluated on the GPU only.
+MODEL = 'device.attributes["gpu.example.com"].model'
+REGEX = [
+    # Go syntax, RE2 edge cases.
+    f'{MODEL}.matches("^\\\\pL\\\\d+$")',
+    f'{MODEL}.matches("^\\\\p{{Latin}}")',
+    '"αβγ".matches("^\\\\p{Greek}+$")',
+    '"αβγ".matches("^\\\\P{Greek}")',
+    f'{MODEL}.matches("(?i)^A100$")',
+    '"a\\nb".matches("a.b")',
+    '"a\\nb".matches("(?s)a.b")',
+    '"a\\nb".matches("(?m)^b$")',
+    '"a\\nb".matches("^b$")',
+    '"a\\n".matches("a$")',
+    '"aaa".find("(?U)a+") == "a"',
+    '"aaa".find("a+?") == "a"',
+    f'{MODEL}.find("(?P<n>[0-9]+)") == "100"',
+    f'{MODEL}.find("(?<n>[0-9]+)") == "100"',
+    '"a.b*c".matches("^\\\\Qa.b*c\\\\E$")',
+    '"axb".matches("^\\\\Qa.b\\\\E$")',
+    f'{MODEL}.matches("^[[:alpha:]][[:digit:]]+$")',
+    f'{MODEL}.matches("\\\\Aa100\\\\z")',
+    '"GPU-2f1c-Ünï".matches("(?i)ünÏ$")',
+    '"K".matches("(?i)\\u212a")',
+    '"ab".findAll("") == ["", "", ""]',
+    '"baaé".findAll("a*") == ["", "aa", ""]',
+    '"a1b22c333".findAll("[0-9]*", 3)',
+    '"a1b22c333".findAll("[0-9]+", 0).size() == 0',
+    '"a1b22c333".findAll("[0-9]+", -1).size() == 3',
+    '"kKk".findAll("\\\\B").size() == 0',
+    '"x\\u212a\\u212ay".findAll("\\\\B").size()',
+    # Constant invalid patterns: matches() is rejected by cel-go's validator, find()/findAll()
+    # when the program is planned.
+    '"a".matches("\\\\C")',
+    '"a".find("\\\\C") == ""',
+    '"a".findAll("a**").size() == 0',
+    '"a".find("(?<n!>a)") == ""',
+    '"a".find("x{1001}") == ""',
+]
+# Each of Go's error codes, for a pattern built at run time, from matches() and from find().
+INVALID = ["(ab", "ab)", "[a", "[z-a]", "[[:foo:]]", "\\p{Foo}", "a**", "a*+", "a++", "*", "x{2}{3}",
+           "a{1001}", "a{2,1}", "x{2,1}?", "x*{2,1}", "x{99999999999}", "(?<m>a)(?P=n)", "(a{100}){100}", "\\8", "\\Z", "\\C", "a\\C", "\\Z\\C", "\\e", "\\x{110000}",
+           "(?=a)", "(?!a)", "(?<=a)", "(?x)a", "(?P=n)", "(?P<n!>a)", "(?<n!>a)", "(?<>a)", "(?<a>x",
+           "(?P<name>", "(?i", "a\\"]
+for pattern in INVALID:
+    REGEX.append(built(cel_string(pattern)))
+    REGEX.append(built(cel_string(pattern), fn="find") + ' == ""')
+# The nesting limit: Go's parse tree may be 1000 high (999 groups around a literal), built as a
+# constant and at run time from ten-character pieces; a syntax error before the limit wins.
+for depth in (999, 1000):
+    pattern = nested(depth, "(", "a")
+    REGEX.append(f'"a".matches({cel_string(pattern)})')
+    REGEX.append(f'"a".find({cel_string(pattern)}) == "a"')
+for depth in (499, 500):
+    REGEX.append(built(cel_string(nested(depth, "(a|", "b"))))
+REGEX.append(built(cel_string(nested(5000, "(?:", "a"))))
+REGEX.append(built(cel_string(nested(1001, "(?:x", ""))))
+REGEX.append(built(cel_string("a**" + nested(1000, "(", "a"))))
+REGEX.append(built(cel_string(nested(1000, "(", "a") + "a**")))
+for times in (9, 10, 11):
+    REGEX.append('cel.bind(o, "((((((((((", cel.bind(c, "))))))))))", '
+                 f'cel.bind(oo, {repeated("o", "", 10)}, cel.bind(cc, {repeated("c", "", 10)}, '
+                 f'cel.bind(ooo, {repeated("oo", "", times)}, cel.bind(ccc, {repeated("cc", "", times)}, '
+                 '"a".matches(ooo + "a" + ccc)))))))')
+    REGEX.append('cel.bind(o, "((((((((((", cel.bind(c, "))))))))))", '
+                 f'cel.bind(oo, {repeated("o", "", 10)}, cel.bind(cc, {repeated("c", "", 10)}, '
+                 f'cel.bind(ooo, {repeated("oo", "", times)}, cel.bind(ccc, {repeated("cc", "", times)}, '
+                 '"a".findAll(ooo + "a" + ccc).size() == 1))))))')
+# Long subjects and backtracking patterns: a 40,000-character string built with cel.bind.
+LONG = ('cel.bind(a, "xxxxxxxxxxxxxxxxxxxx", cel.bind(b, ' + repeated("a", "", 10) + ', cel.bind(d, '
+        + repeated("b", "", 10) + ', cel.bind(e, ' + repeated("d", "", 20) + ', {})))))')
+for body in ['e.matches(".*x")', 'e.matches(".*y")', 'e.matches("^(x|xx)*y$")', 'e.matches("(x+x+)+y")',
+             'e.find("x{1000}$").size() == 1000', 'e.findAll("x{1,999}").size()',
+             'e.findAll("(x|xx)*?", 5).size()', 'e.matches("^(?:x?){1000}x{1000}$")']:
+    REGEX.append(LONG.format(body))
+for n in (40, 46):
+    REGEX.append(f'"{"a" * n}".matches("^(a|aa)*c$")')
+    REGEX.append(f'"{"a" * n}c".matches("^(a|aa)*c$")')
+    REGEX.append(f'"{"a" * n}".find("(a*)*b") == ""')
+# RE2 bounds a program by memory (8 MB), Go by instruction count: a known difference.
+REGEX.append(built(cel_string("\\pL{1000}")))
 
 
 def main():
@@ -479,6 +585,8 @@ def main():
         lines.append(json.dumps({"expr": expr, "device": GPU}, ensure_ascii=False))
     for expr, dev in EXTRA:
         lines.append(json.dumps({"expr": expr, "device": dev}, ensure_ascii=False))
+    for expr in REGEX:
+        lines.append(json.dumps({"expr": expr, "device": GPU}, ensure_ascii=False))
     with open(os.path.join(here, "corpus.jsonl"), "w", encoding="utf-8") as f:
         f.write("\n".join(lines) + "\n")
     print(f"test/cel/corpus.jsonl: {len(lines)} cases")

@@ -1,6 +1,7 @@
 #include "test/cel/random_expr.h"
 
 #include <cstdio>
+#include <iterator>
 #include <vector>
 
 namespace berth::cel::testing {
@@ -28,8 +29,14 @@ const char* kVersions[] = {"\"1.2.3\"", "\"2.0.0-beta.1\"", "\"1.10.0\"", "\"0.0
 const char* kQuantities[] = {"\"40Gi\"", "\"300\"", "\"1500m\"", "\"8\"",     "\"10G\"",
                              "\"0\"",    "\"-1k\"", "\"1.0\"",   "\"1000m\"", "\"0.5Ki\"",
                              "\"1u\"",   "\"1n\"",  "\"2E\"",    "\"1e3\"",   "\"-1.5k\""};
-const char* kRegexes[] = {"\"^a\"", "\"(?i)A1\"",  "\"[0-9]+\"", "\"example\\\\.com$\"",
-                          "\"^$\"", "\"(a|g)p?u\""};
+// Go's regexp syntax, including spellings RE2 and Go disagree on (`(?<n>`, `\C`).
+const char* kRegexes[] = {"\"^a\"",          "\"(?i)A1\"",
+                          "\"[0-9]+\"",      "\"example\\\\.com$\"",
+                          "\"^$\"",          "\"(a|g)p?u\"",
+                          "\"^\\\\pL\"",     "\"(?<n>a)\\\\d\"",
+                          "\"\\\\Q.\\\\E\"", "\"[[:alpha:]]+$\"",
+                          "\"(?s).\"",       "\"(a|aa)*c$\"",
+                          "\"\\\\C\"",       "\"a**\""};
 
 template <size_t N>
 std::string From(const char* (&arr)[N], int i) {
@@ -117,7 +124,8 @@ std::string RandomExpr::Bool(int depth) {
     case 25:
       return "{" + String(depth - 1) + ": " + Int(depth - 1) + "}[" + String(depth - 1) + "] == 1";
     case 26:
-      return String(depth - 1) + ".matches(" + From(kRegexes, Pick(6)) + ")";
+      return String(depth - 1) + ".matches(" +
+             From(kRegexes, Pick(static_cast<int>(std::size(kRegexes)))) + ")";
     case 27:
       return "[" + String(depth - 1) + ", " + String(depth - 1) + "].includes(" +
              String(depth - 1) + ")";

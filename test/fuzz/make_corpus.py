@@ -185,11 +185,25 @@ topologySpreadConstraint:
   minDomains: 2
 """)
 
+# CEL selectors: the expressions of test/cel/corpus.jsonl (each once, with the device of its
+# first line), every regex case and an even spread of the rest; "selector\n---\ndevice JSON".
+cel_lines = [json.loads(l) for l in open("test/cel/corpus.jsonl", encoding="utf-8") if l.strip()]
+cel_seen = {}
+for c in cel_lines:
+    cel_seen.setdefault(c["expr"], c["device"])
+cel_exprs = [e for e in cel_seen if len(e) < 4096]
+cel_regex = [e for e in cel_exprs if any(f in e for f in ("matches(", "find(", "findAll("))]
+cel_other = [e for e in cel_exprs if e not in cel_regex]
+for e in cel_regex + cel_other[::max(1, len(cel_other) // 60)]:
+    add("fuzz_cel", e + "\n---\n" + json.dumps(cel_seen[e], ensure_ascii=False))
+add("fuzz_cel", 'device.driver == "gpu.example.com"')
+LIMIT = {"fuzz_cel": 250}
+
 for target, seeds in corpus.items():
     d = os.path.join(ROOT, target)
     shutil.rmtree(d, ignore_errors=True)
     os.makedirs(d)
-    for data in seeds[:40]:
+    for data in seeds[:LIMIT.get(target, 40)]:
         name = hashlib.sha1(data).hexdigest()[:16]
         open(os.path.join(d, name), "wb").write(data)
     print(f"{target}: {len(os.listdir(d))} seeds")
