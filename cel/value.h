@@ -54,8 +54,11 @@ struct Value {
   bool IsList() const { return Is<std::shared_ptr<const ListValue>>(); }
   bool IsMap() const { return Is<std::shared_ptr<const MapValue>>(); }
 
+  // Created mutable and shared as const: the evaluator appends in place to a list it is the only
+  // owner of (a map()/filter() accumulator).
   static Value MakeList(std::vector<Value> items) {
-    return Value{std::make_shared<const ListValue>(ListValue{std::move(items)})};
+    return Value{
+        std::shared_ptr<const ListValue>(std::make_shared<ListValue>(ListValue{std::move(items)}))};
   }
   static Value MakeMap(std::vector<std::pair<Value, Value>> entries,
                        bool missing_is_empty = false) {
