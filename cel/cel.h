@@ -32,6 +32,13 @@
 // test/cel's differential test checks all of this against cel-go with upstream's environment:
 // results, error classes and messages, and runtime costs.
 //
+// Bounded work (see cel/evaluator.h): a call's cost is charged before it runs, so nothing over
+// the cost limit is ever computed; a single string over 64 MiB or list over 1,048,576 elements
+// is never built ("operation cancelled: result of replace() too large: ..."; cel-go has no such
+// bound); an Interrupt (the DRA plugin's filter deadline, shutdown) stops an evaluation; chains
+// of && and || are balanced and nesting is capped as cel-go's parser does (250 levels,
+// 100,000 code points).
+//
 // Thread safety: Compile and Prepare may be called from any thread; Programs and PreparedDevices
 // are immutable and may be shared, and Evaluate may run concurrently on them.
 

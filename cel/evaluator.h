@@ -28,7 +28,7 @@ namespace berth::cel {
 // cost limit: a string of more than 10,000,000 code points costs over 1,000,000 to traverse, and
 // a list of more than 1,000,000 elements to search or iterate.
 inline constexpr uint64_t kMaxStringBytes = uint64_t{1} << 26;   // 64 MiB
-inline constexpr uint64_t kMaxListElements = uint64_t{1} << 21;  // 2,097,152
+inline constexpr uint64_t kMaxListElements = uint64_t{1} << 20;  // 1,048,576
 
 class Evaluator {
  public:

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -35,19 +36,50 @@ struct OptionalValue {
 };
 struct Null {};
 
+// A string value. Long strings are shared, not copied, when a Value is copied (as cel-go's
+// immutable strings are): a selector that puts one long string into many list elements or
+// variables holds it once. Short ones stay inline (no allocation, no shared reference count
+// between threads evaluating the same program).
+class StringValue {
+ public:
+  StringValue(std::string s) {  // NOLINT: implicit by design, like the std::string it replaces
+    if (s.size() > kInline) {
+      shared_ = std::make_shared<const std::string>(std::move(s));
+    } else {
+      inline_ = std::move(s);
+    }
+  }
+  StringValue(const char* s) : StringValue(std::string(s)) {}  // NOLINT
+  const std::string& get() const { return shared_ ? *shared_ : inline_; }
+
+ private:
+  static constexpr size_t kInline = 64;
+  std::string inline_;
+  std::shared_ptr<const std::string> shared_;
+};
+
 struct Value {
-  std::variant<Null, bool, int64_t, uint64_t, double, std::string, Bytes,
+  std::variant<Null, bool, int64_t, uint64_t, double, StringValue, Bytes,
                std::shared_ptr<const ListValue>, std::shared_ptr<const MapValue>, Semver, Quantity,
                TypeValue, OptionalValue>
       v;
 
+  // Is<std::string>() and As<std::string>() see through StringValue.
   template <typename T>
   bool Is() const {
-    return std::holds_alternative<T>(v);
+    if constexpr (std::is_same_v<T, std::string>) {
+      return std::holds_alternative<StringValue>(v);
+    } else {
+      return std::holds_alternative<T>(v);
+    }
   }
   template <typename T>
   const T& As() const {
-    return std::get<T>(v);
+    if constexpr (std::is_same_v<T, std::string>) {
+      return std::get<StringValue>(v).get();
+    } else {
+      return std::get<T>(v);
+    }
   }
   const ListValue& List() const { return *std::get<std::shared_ptr<const ListValue>>(v); }
   const MapValue& Map() const { return *std::get<std::shared_ptr<const MapValue>>(v); }

@@ -159,12 +159,27 @@ TEST(EvaluatorTest, ResultsOverTheSizeBoundStopTheEvaluation) {
   r = Evaluate(lists);
   ASSERT_FALSE(r.value.ok());
   EXPECT_EQ(r.value.error(),
-            "operation cancelled: result of '+' too large: 3000000 elements (limit 2097152)");
+            "operation cancelled: result of '+' too large: 2000000 elements (limit 1048576)");
   // join() costs by the size of its result, which is known before building it: 6,000,000
   // characters would cost 1,200,000.
   r = Evaluate("cel.bind(s, " + Thousand() + ", lists.range(6000).map(i, s).join().size() > 0)");
   ASSERT_FALSE(r.value.ok());
   EXPECT_EQ(r.value.error(), "operation cancelled: actual cost limit exceeded");
+}
+
+// A long string put into many list elements or variables is shared, not copied: 50,000
+// references to a 1,002,000-character string (50 GB as copies) stay within the cost limit.
+TEST(EvaluatorTest, LongStringsAreShared) {
+  std::string t = "cel.bind(s, " + Thousand() + ", cel.bind(t, s.replace('', s), %s))";
+  for (const char* body : {"lists.range(50000).map(i, t).size() == 50000",
+                           "lists.range(50000).all(i, type(t) == string)",
+                           "[t, t, t, t].map(x, [x, x]).flatten().size() == 8"}) {
+    std::string expr = t;
+    expr.replace(expr.find("%s"), 2, body);
+    Outcome r = Evaluate(expr);
+    ASSERT_TRUE(r.value.ok()) << body << ": " << r.value.error();
+    EXPECT_TRUE(r.value->As<bool>()) << body;
+  }
 }
 
 // map() and filter() append to their accumulator in place; results and costs are those of

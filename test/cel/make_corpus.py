@@ -494,7 +494,10 @@ def main():
                  "[t, t, t].join('-').size() > 0",
                  "lists.range(999000).size() > 0",
                  "lists.range(1000000).size() > 0",
-                 "(lists.range(400000) + lists.range(400000)).size() == 800000"]:
+                 "(lists.range(400000) + lists.range(400000)).size() == 800000",
+                 "lists.range(50000).map(i, t).size() == 50000",
+                 "lists.range(50000).all(i, type(t) == string)",
+                 "[t, t, t, t].map(x, [x, x]).flatten().size() == 8"]:
         lines.append(json.dumps({"expr": t % body, "device": GPU}, ensure_ascii=False))
     # map() and filter() accumulate in place in berth; results and costs stay cel-go's.
     for expr in ["lists.range(1000).map(x, x * 2).filter(y, y % 3 == 0).size() == 334",
