@@ -16,9 +16,6 @@
 namespace berth::cel {
 
 struct Value;
-struct Bytes {
-  std::string data;
-};
 struct TypeValue {
   std::string name;  // "int", "list", "kubernetes.Quantity", ...
 };
@@ -56,6 +53,14 @@ class StringValue {
   static constexpr size_t kInline = 64;
   std::string inline_;
   std::shared_ptr<const std::string> shared_;
+};
+
+// A bytes value, shared like a long string.
+struct Bytes {
+  explicit Bytes(std::string s) : value(std::move(s)) {}
+  explicit Bytes(const char* s) : value(s) {}
+  const std::string& data() const { return value.get(); }
+  StringValue value;
 };
 
 struct Value {

@@ -173,7 +173,8 @@ TEST(EvaluatorTest, LongStringsAreShared) {
   std::string t = "cel.bind(s, " + Thousand() + ", cel.bind(t, s.replace('', s), %s))";
   for (const char* body : {"lists.range(50000).map(i, t).size() == 50000",
                            "lists.range(50000).all(i, type(t) == string)",
-                           "[t, t, t, t].map(x, [x, x]).flatten().size() == 8"}) {
+                           "[t, t, t, t].map(x, [x, x]).flatten().size() == 8",
+                           "cel.bind(b, bytes(t), lists.range(50000).map(i, b).size() == 50000)"}) {
     std::string expr = t;
     expr.replace(expr.find("%s"), 2, body);
     Outcome r = Evaluate(expr);

@@ -497,7 +497,8 @@ def main():
                  "(lists.range(400000) + lists.range(400000)).size() == 800000",
                  "lists.range(50000).map(i, t).size() == 50000",
                  "lists.range(50000).all(i, type(t) == string)",
-                 "[t, t, t, t].map(x, [x, x]).flatten().size() == 8"]:
+                 "[t, t, t, t].map(x, [x, x]).flatten().size() == 8",
+                 "cel.bind(b, bytes(t), lists.range(50000).map(i, b).size() == 50000)"]:
         lines.append(json.dumps({"expr": t % body, "device": GPU}, ensure_ascii=False))
     # map() and filter() accumulate in place in berth; results and costs stay cel-go's.
     for expr in ["lists.range(1000).map(x, x * 2).filter(y, y % 3 == 0).size() == 334",
