@@ -480,6 +480,23 @@ bool Evaluator::ResultTooLarge(const Expr& e, const Overload& o, const std::vect
     size = FlattenedSize(args[0], depth);
     bound = kMaxListElements;
     unit = "elements";
+  } else if (id == "string_split_string" || id == "string_split_string_int") {
+    // One element per separator found, plus one (per code point for an empty separator).
+    const std::string& str = args[0].As<std::string>();
+    const std::string& sep = args[1].As<std::string>();
+    int64_t limit = args.size() == 3 ? args[2].As<int64_t>() : -1;
+    if (sep.empty()) {
+      size = CodePoints(str);
+    } else {
+      size = 1;
+      for (size_t p = str.find(sep); p != std::string::npos && size <= kMaxListElements;
+           p = str.find(sep, p + sep.size())) {
+        ++size;
+      }
+    }
+    if (limit >= 0) size = std::min(size, static_cast<uint64_t>(limit));
+    bound = kMaxListElements;
+    unit = "elements";
   } else if (id == "string_replace_string_string" || id == "string_replace_string_string_int") {
     size = ReplaceBytes(args);
   } else if (id == "list_join" || id == "list_join_string") {

@@ -160,6 +160,12 @@ TEST(EvaluatorTest, ResultsOverTheSizeBoundStopTheEvaluation) {
   ASSERT_FALSE(r.value.ok());
   EXPECT_EQ(r.value.error(),
             "operation cancelled: result of '+' too large: 2000000 elements (limit 1048576)");
+  // split('') makes one element per character: 2,004,000 of them here.
+  r = Evaluate("cel.bind(s, " + Thousand() +
+               ", cel.bind(t, s.replace('', s), t.replace('x', 'xx').split('').size() > 0))");
+  ASSERT_FALSE(r.value.ok());
+  EXPECT_EQ(r.value.error(),
+            "operation cancelled: result of split() too large: 2004000 elements (limit 1048576)");
   // join() costs by the size of its result, which is known before building it: 6,000,000
   // characters would cost 1,200,000.
   r = Evaluate("cel.bind(s, " + Thousand() + ", lists.range(6000).map(i, s).join().size() > 0)");
