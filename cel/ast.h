@@ -16,6 +16,13 @@ namespace berth::cel {
 struct Overload;
 
 struct Expr {
+  Expr() = default;
+  Expr(Expr&&) = default;
+  Expr& operator=(Expr&&) = default;
+  // Iterative, so that destroying a deep tree (a parse refused for its depth) needs no deep
+  // recursion.
+  ~Expr();
+
   enum class Kind { kConst, kIdent, kSelect, kCall, kList, kMap, kComprehension };
   Kind kind = Kind::kConst;
   int32_t offset = 0;  // byte offset into the source, for error positions

@@ -181,12 +181,23 @@ Result<bool> Program::Evaluate(const Device& device, EvalStats* stats) const {
 }
 
 Result<bool> Program::Evaluate(const PreparedDevice& device, EvalStats* stats) const {
+  return Evaluate(device, Interrupt{}, stats);
+}
+
+Result<bool> Program::Evaluate(const PreparedDevice& device, const Interrupt& interrupt,
+                               EvalStats* stats) const {
   if (stats) *stats = EvalStats{};
-  Evaluator ev(device.impl_->device, impl_->cost_limit);
+  bool interruptible = interrupt.deadline || interrupt.stop;
+  Evaluator ev(device.impl_->device, impl_->cost_limit, interruptible ? &interrupt : nullptr);
   Result<Value> r = ev.Eval(*impl_->root);
   if (stats) {
     stats->cost = ev.cost();
     stats->cost_limit_exceeded = ev.cost_exceeded();
+    stats->interrupted = ev.interrupted();
+  }
+  if (!ev.interrupted().empty()) {
+    // Upstream's DeviceMatches adds the context's cause once more to cel-go's error.
+    return Error{r.error() + ": " + ev.interrupted(), ErrorCode::kUnavailable};
   }
   if (!r.ok()) return r.status();
   if (!r->Is<bool>()) return Error{BoolConversionError(*r)};

@@ -32,12 +32,22 @@
 // test/cel's differential test checks all of this against cel-go with upstream's environment:
 // results, error classes and messages, and runtime costs.
 //
+// Bounded work (see cel/evaluator.h): a call's cost is charged before it runs, so nothing over
+// the cost limit is ever computed; a single string over 64 MiB or list over 1,048,576 elements
+// is never built ("operation cancelled: result of replace() too large: ..."; cel-go has no such
+// bound); an Interrupt (the DRA plugin's filter deadline, shutdown) stops an evaluation; chains
+// of && and || are balanced and nesting is capped as cel-go's parser does (250 levels,
+// 100,000 code points).
+//
 // Thread safety: Compile and Prepare may be called from any thread; Programs and PreparedDevices
 // are immutable and may be shared, and Evaluate may run concurrently on them.
 
+#include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -93,6 +103,18 @@ Result<PreparedDevice> Prepare(const Device& device);
 struct EvalStats {
   uint64_t cost = 0;
   bool cost_limit_exceeded = false;
+  // Why an Interrupt stopped it: "context deadline exceeded" or "context canceled"; empty when
+  // it was not interrupted.
+  std::string interrupted;
+};
+
+// Lets the caller stop an evaluation from outside (upstream's ContextEval with a context):
+// `deadline` passing or `stop` returning true (a shutdown) ends it with
+// "operation interrupted: context deadline exceeded" or "operation interrupted: context
+// canceled". `stop` is called from the evaluating thread; it must be cheap and thread-safe.
+struct Interrupt {
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  std::function<bool()> stop;
 };
 
 class Program {
@@ -104,6 +126,11 @@ class Program {
   Result<bool> Evaluate(const Device& device, EvalStats* stats = nullptr) const;
   // The same for a prepared device (no per-call conversion).
   Result<bool> Evaluate(const PreparedDevice& device, EvalStats* stats = nullptr) const;
+  // The same, stopping early when `interrupt` says so, with upstream's DeviceMatches error
+  // (kUnavailable): "operation interrupted: context deadline exceeded: context deadline
+  // exceeded" (or "...: context canceled: context canceled"); then stats->interrupted says which.
+  Result<bool> Evaluate(const PreparedDevice& device, const Interrupt& interrupt,
+                        EvalStats* stats = nullptr) const;
 
   const std::string& expression() const { return expression_; }
 

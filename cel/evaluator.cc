@@ -1,8 +1,7 @@
 #include "cel/evaluator.h"
 
 #include <algorithm>
-
-#include "cel/functions.h"
+#include <cmath>
 
 namespace berth::cel {
 namespace {
@@ -55,16 +54,45 @@ std::string GoTypeName(const Value& v) {
 
 }  // namespace
 
-Result<Value> Evaluator::Lookup(const std::string& name) const {
-  for (auto it = vars_.rbegin(); it != vars_.rend(); ++it) {
-    if (*it->first == name) return it->second;
+Result<Value> Evaluator::Lookup(const std::string& name) {
+  for (size_t i = vars_.size(); i-- > 0;) {
+    if (*vars_[i].name == name) return Resolve(i);
   }
   return device_;
 }
 
+Result<Value>& Evaluator::Resolve(size_t i) {
+  if (vars_[i].lazy_init != nullptr) {
+    const Expr* init = vars_[i].lazy_init;
+    vars_[i].lazy_init = nullptr;
+    // Evaluated where the comprehension is, without the variables it (or its body) added.
+    std::vector<Var> hidden(std::make_move_iterator(vars_.begin() + static_cast<ptrdiff_t>(i)),
+                            std::make_move_iterator(vars_.end()));
+    vars_.erase(vars_.begin() + static_cast<ptrdiff_t>(i), vars_.end());
+    Result<Value> v = Eval(*init);
+    vars_.insert(vars_.end(), std::make_move_iterator(hidden.begin()),
+                 std::make_move_iterator(hidden.end()));
+    vars_[i].value = std::move(v);
+  }
+  return vars_[i].value;
+}
+
 void Evaluator::Charge(uint64_t c) {
-  cost_ += c;
+  if (__builtin_add_overflow(cost_, c, &cost_)) cost_ = UINT64_MAX;
   if (cost_ > limit_) cost_exceeded_ = true;
+}
+
+void Evaluator::CheckInterrupt() {
+  if (interrupt_ == nullptr || fatal_) return;
+  if (interrupt_->stop && interrupt_->stop()) {
+    interrupted_ = "context canceled";
+  } else if (interrupt_->deadline && std::chrono::steady_clock::now() >= *interrupt_->deadline) {
+    interrupted_ = "context deadline exceeded";
+  } else {
+    return;
+  }
+  // cel-go's InterruptError wrapped with the context's cause, as ContextEval returns it.
+  fatal_ = Error{"operation interrupted: " + interrupted_};
 }
 
 Result<Value> Evaluator::StopError() const {
@@ -73,6 +101,9 @@ Result<Value> Evaluator::StopError() const {
 }
 
 Result<Value> Evaluator::Eval(const Expr& e) {
+  // Every evaluation step and so every comprehension iteration passes here; the clock and the
+  // stop flag are read every 256 steps (cel-go checks every 100 iterations of a comprehension).
+  if (interrupt_ != nullptr && (++steps_ & 255) == 0) CheckInterrupt();
   if (Stopped()) return StopError();
   switch (e.kind) {
     case Expr::Kind::kConst:
@@ -348,6 +379,10 @@ Result<Value> Evaluator::EvalCall(const Expr& e) {
     if (Stopped()) return StopError();
     return r;
   }
+  if (fn == "_+_" && e.synthetic && e.args.size() == 2 && e.args[0]->synthetic &&
+      e.args[0]->kind == Expr::Kind::kIdent && e.args[1]->kind == Expr::Kind::kList) {
+    return AppendToAccumulator(e);
+  }
   std::vector<Value> args;
   args.reserve(e.args.size());
   std::optional<Error> err;
@@ -368,10 +403,125 @@ Result<Value> Evaluator::EvalCall(const Expr& e) {
     }
     args.push_back(std::move(*v));
   }
+  return FinishCall(e, std::move(args), std::move(err));
+}
+
+namespace {
+
+uint64_t CeilCost(double d) { return static_cast<uint64_t>(std::ceil(d)); }
+
+// What join() will build, when it will succeed: the code points and bytes of its result.
+std::optional<std::pair<uint64_t, uint64_t>> JoinSize(const std::vector<Value>& args) {
+  const auto& items = args[0].List().items;
+  uint64_t points = 0, bytes = 0;
+  for (const auto& i : items) {
+    if (!i.Is<std::string>()) return std::nullopt;
+    points += CodePoints(i.As<std::string>());
+    bytes += i.As<std::string>().size();
+  }
+  if (args.size() == 2 && items.size() > 1) {
+    const std::string& sep = args[1].As<std::string>();
+    points += CodePoints(sep) * (items.size() - 1);
+    bytes += sep.size() * (items.size() - 1);
+  }
+  return std::make_pair(points, bytes);
+}
+
+// The byte length of s.replace(from, to[, limit]) (Go's strings.Replace), without building it.
+uint64_t ReplaceBytes(const std::vector<Value>& args) {
+  const std::string& s = args[0].As<std::string>();
+  const std::string& from = args[1].As<std::string>();
+  const std::string& to = args[2].As<std::string>();
+  int64_t limit = args.size() == 4 ? args[3].As<int64_t>() : -1;
+  if (limit == 0) return s.size();
+  uint64_t count = 0;
+  if (from.empty()) {
+    count = CodePoints(s) + 1;  // before every rune and at the end
+  } else {
+    for (size_t pos = s.find(from); pos != std::string::npos;
+         pos = s.find(from, pos + from.size())) {
+      ++count;
+      if (limit > 0 && count == static_cast<uint64_t>(limit)) break;
+    }
+  }
+  if (limit > 0) count = std::min(count, static_cast<uint64_t>(limit));
+  // s.size() - count * from.size() + count * to.size(), saturating.
+  uint64_t removed = count * from.size();
+  uint64_t added = 0;
+  if (__builtin_mul_overflow(count, static_cast<uint64_t>(to.size()), &added)) return UINT64_MAX;
+  uint64_t out = s.size() - removed;
+  if (__builtin_add_overflow(out, added, &out)) return UINT64_MAX;
+  return out;
+}
+
+uint64_t FlattenedSize(const Value& list, int64_t depth) {
+  uint64_t n = 0;
+  for (const Value& v : list.List().items) {
+    n += v.IsList() && depth > 0 ? FlattenedSize(v, depth - 1) : 1;
+    if (n > kMaxListElements) return n;
+  }
+  return n;
+}
+
+}  // namespace
+
+bool Evaluator::ResultTooLarge(const Expr& e, const Overload& o, const std::vector<Value>& args) {
+  uint64_t size = 0;
+  uint64_t bound = kMaxStringBytes;
+  const char* unit = "bytes";
+  std::string_view id = o.id;
+  if (id == "add_list") {
+    size = args[0].List().items.size() + args[1].List().items.size();
+    bound = kMaxListElements;
+    unit = "elements";
+  } else if (id == "list_flatten" || id == "list_flatten_int") {
+    int64_t depth = args.size() == 2 ? args[1].As<int64_t>() : 1;
+    if (depth < 0) return false;
+    size = FlattenedSize(args[0], depth);
+    bound = kMaxListElements;
+    unit = "elements";
+  } else if (id == "string_split_string" || id == "string_split_string_int") {
+    // One element per separator found, plus one (per code point for an empty separator).
+    const std::string& str = args[0].As<std::string>();
+    const std::string& sep = args[1].As<std::string>();
+    int64_t limit = args.size() == 3 ? args[2].As<int64_t>() : -1;
+    if (sep.empty()) {
+      size = CodePoints(str);
+    } else {
+      size = 1;
+      for (size_t p = str.find(sep); p != std::string::npos && size <= kMaxListElements;
+           p = str.find(sep, p + sep.size())) {
+        ++size;
+      }
+    }
+    if (limit >= 0) size = std::min(size, static_cast<uint64_t>(limit));
+    bound = kMaxListElements;
+    unit = "elements";
+  } else if (id == "string_replace_string_string" || id == "string_replace_string_string_int") {
+    size = ReplaceBytes(args);
+  } else if (id == "list_join" || id == "list_join_string") {
+    auto joined = JoinSize(args);
+    if (!joined) return false;
+    size = joined->second;
+  } else {
+    return false;
+  }
+  if (size <= bound) return false;
+  // "replace()", or an operator as written ("'+'").
+  std::string name = e.name.size() > 2 && e.name.front() == '_' && e.name.back() == '_'
+                         ? "'" + e.name.substr(1, e.name.size() - 2) + "'"
+                         : e.name + "()";
+  fatal_ = Error{"operation cancelled: result of " + name + " too large: " + std::to_string(size) +
+                 " " + unit + " (limit " + std::to_string(bound) + ")"};
+  return true;
+}
+
+Result<Value> Evaluator::FinishCall(const Expr& e, std::vector<Value> args,
+                                    std::optional<Error> err) {
+  const std::string& fn = e.name;
   // The lists extension's sort() takes its receiver unchecked: cel-go panics on an error there
   // and reports the panic, ending the evaluation.
-  if (fn == "sort" && e.has_target && err && &e.args[0] != nullptr && !args.empty() &&
-      args[0].Is<Null>()) {
+  if (fn == "sort" && e.has_target && err && !args.empty() && args[0].Is<Null>()) {
     fatal_ = Error{
         "internal error: interface conversion: *types.Err is not traits.Lister: missing method "
         "Add"};
@@ -396,9 +546,6 @@ Result<Value> Evaluator::EvalCall(const Expr& e) {
       }
     }
   }
-  Result<Value> result = err      ? Result<Value>(*err)
-                         : chosen ? chosen->impl(args)
-                                  : Result<Value>(Error{"no such overload"});
   // cel-go costs a call by the overload it planned: the checker's single candidate, or none for
   // a call dispatched at runtime (then only Kubernetes' estimator, which goes by function name,
   // knows better than 1).
@@ -410,18 +557,105 @@ Result<Value> Evaluator::EvalCall(const Expr& e) {
   } else if (chosen == nullptr && overloads != nullptr && CostedByName(fn)) {
     cost = (*overloads)[0].cost;
   }
-  if (cost == CallCost::kJoin && !result.ok()) cost = CallCost::kOne;
   // cel-go plans `x in [constants]` as a set lookup and regex functions with a constant pattern
   // as a precompiled matcher; the set lookup is free, and so is the matcher when its receiver is
   // an error.
-  if (fn == "@in" && e.args[1]->kind == Expr::Kind::kList && e.args[1]->all_const) return result;
-  if ((fn == "matches" || fn == "find" || fn == "findAll") && err && e.args.size() >= 2 &&
-      e.args[1]->kind == Expr::Kind::kConst) {
-    return result;
+  bool free = (fn == "@in" && e.args[1]->kind == Expr::Kind::kList && e.args[1]->all_const) ||
+              ((fn == "matches" || fn == "find" || fn == "findAll") && err && e.args.size() >= 2 &&
+               e.args[1]->kind == Expr::Kind::kConst);
+  // join() costs by its result, which is an error (cost 1) unless every element is a string.
+  if (cost == CallCost::kJoin && (err || !chosen || !JoinSize(args))) cost = CallCost::kOne;
+  // cel-go charges a call after running it; its cost is known from the arguments (or the size
+  // of the result they make), so berth charges first and runs nothing once over the limit.
+  bool by_result = cost == CallCost::kJoin || cost == CallCost::kListOutput;
+  if (!free && !by_result) {
+    Charge(ComputeCallCost(cost, args, Value{}));
+    if (Stopped()) return StopError();
   }
-  Charge(ComputeCallCost(cost, args, result.ok() ? *result : Value{}));
-  if (Stopped()) return StopError();
+  if (!free && by_result && chosen != nullptr) {
+    // What a successful call would charge: join by its result's code points, lists.range by
+    // its length; the others return at most their input.
+    std::optional<uint64_t> predicted;
+    if (cost == CallCost::kJoin) {
+      predicted = CeilCost(static_cast<double>(JoinSize(args)->first) * 2 * 0.1);
+    } else if (fn == "lists.range" && args[0].Is<int64_t>() && args[0].As<int64_t>() >= 0 &&
+               args[0].As<int64_t>() <= 1000000) {
+      predicted = 11 + static_cast<uint64_t>(args[0].As<int64_t>());
+    }
+    if (predicted && (cost_ > limit_ || *predicted > limit_ - cost_)) {
+      Charge(*predicted);
+      return StopError();
+    }
+  }
+  if (chosen != nullptr && !err && ResultTooLarge(e, *chosen, args)) return StopError();
+  Result<Value> result = err      ? Result<Value>(*err)
+                         : chosen ? chosen->impl(args)
+                                  : Result<Value>(Error{"no such overload"});
+  if (!free && by_result) {
+    Charge(ComputeCallCost(cost, args, result.ok() ? *result : Value{}));
+    if (Stopped()) return StopError();
+  }
   return result;
+}
+
+Result<Value> Evaluator::AppendToAccumulator(const Expr& e) {
+  // The accumulator: the innermost variable of that name (the comprehension being stepped).
+  size_t slot = vars_.size();
+  for (size_t i = vars_.size(); i-- > 0;) {
+    if (*vars_[i].name == e.args[0]->name) {
+      slot = i;
+      break;
+    }
+  }
+  if (slot == vars_.size()) {
+    return Error{"internal: no accumulator " + e.args[0]->name, ErrorCode::kInternal};
+  }
+  // As Eval(identifier): cost 1. Taking the value out of the variable leaves it the only owner
+  // of its list; nothing reads the accumulator before the step's result replaces it (the element
+  // expression is the user's, who cannot name it; inner comprehensions shadow it).
+  Charge(1);
+  if (Stopped()) return StopError();
+  Resolve(slot);
+  if (Stopped()) return StopError();
+  Result<Value> accu = std::move(vars_[slot].value);
+  vars_[slot].value = Value{};
+  Result<Value> tail = Eval(*e.args[1]);
+  if (Stopped()) return StopError();
+  if (accu.ok() && tail.ok() && accu->IsList() && tail->IsList()) {
+    const Overload* chosen = nullptr;
+    const std::vector<Overload>* overloads = e.overloads ? e.overloads : FindFunction(e.name);
+    for (const Overload& o : *overloads) {
+      if (o.id == "add_list") chosen = &o;
+    }
+    CallCost cost = e.overload != nullptr ? e.overload->cost : CallCost::kOne;
+    Charge(ComputeCallCost(cost, {}, Value{}));
+    if (Stopped()) return StopError();
+    if (chosen != nullptr && ResultTooLarge(e, *chosen, {*accu, *tail})) return StopError();
+    auto& ptr = std::get<std::shared_ptr<const ListValue>>(accu->v);
+    if (ptr.use_count() == 1) {
+      // Lists are created mutable (Value::MakeList) and shared as const; this one has no other
+      // owner, so appending cannot be observed by anyone else.
+      auto& items = const_cast<ListValue&>(*ptr).items;
+      const auto& more = tail->List().items;
+      items.insert(items.end(), more.begin(), more.end());
+      return accu;
+    }
+    std::vector<Value> items = accu->List().items;
+    items.insert(items.end(), tail->List().items.begin(), tail->List().items.end());
+    return Value::MakeList(std::move(items));
+  }
+  // Anything else (an error in either operand) as the ordinary call.
+  std::optional<Error> err;
+  std::vector<Value> args;
+  for (Result<Value>* r : {&accu, &tail}) {
+    if (!r->ok()) {
+      if (!err) err = r->status();
+      args.push_back(Value{});
+    } else {
+      args.push_back(std::move(**r));
+    }
+  }
+  return FinishCall(e, std::move(args), std::move(err));
 }
 
 Result<Value> Evaluator::EvalComprehension(const Expr& e) {
@@ -441,13 +675,12 @@ Result<Value> Evaluator::EvalComprehension(const Expr& e) {
   } else {
     return Error{"got '" + GoTypeName(*range) + "', expected iterable type"};
   }
-  Result<Value> accu = Eval(*e.args[1]);
-  if (Stopped()) return StopError();
-  vars_.emplace_back(&e.accu_var, accu);
+  // The initialiser runs when the accumulator is first read (cel-go's folder is lazy too).
+  vars_.push_back(Var{&e.accu_var, Value{}, e.args[1].get()});
   size_t accu_slot = vars_.size() - 1;
   for (const auto& [first, second] : pairs) {
-    vars_.emplace_back(&e.iter_var, first);
-    if (two) vars_.emplace_back(&e.iter_var2, second);
+    vars_.push_back(Var{&e.iter_var, first});
+    if (two) vars_.push_back(Var{&e.iter_var2, second});
     size_t pop = two ? 2 : 1;
     auto cond = Eval(*e.args[2]);
     if (Stopped()) return StopError();
@@ -457,7 +690,8 @@ Result<Value> Evaluator::EvalComprehension(const Expr& e) {
     }
     auto next = Eval(*e.args[3]);
     if (Stopped()) return StopError();
-    vars_[accu_slot].second = std::move(next);
+    vars_[accu_slot].value = std::move(next);
+    vars_[accu_slot].lazy_init = nullptr;
     for (size_t i = 0; i < pop; ++i) vars_.pop_back();
   }
   auto result = Eval(*e.args[4]);

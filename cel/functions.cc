@@ -63,7 +63,7 @@ uint64_t Ceil(double d) { return static_cast<uint64_t>(std::ceil(d)); }
 
 uint64_t Traversal(const Value& v) {
   if (v.Is<std::string>()) return static_cast<uint64_t>(v.As<std::string>().size() * 0.1);
-  if (v.Is<Bytes>()) return static_cast<uint64_t>(v.As<Bytes>().data.size() * 0.1);
+  if (v.Is<Bytes>()) return static_cast<uint64_t>(v.As<Bytes>().data().size() * 0.1);
   if (v.IsList()) {
     uint64_t c = 0;
     for (const auto& e : v.List().items) c += Traversal(e);

@@ -73,7 +73,7 @@ Result<Value> IntToString(const Args& a) {
   if (a[0].Is<int64_t>()) return Value{std::to_string(a[0].As<int64_t>())};
   if (a[0].Is<uint64_t>()) return Value{std::to_string(a[0].As<uint64_t>())};
   if (a[0].Is<bool>()) return Value{std::string(a[0].As<bool>() ? "true" : "false")};
-  if (a[0].Is<Bytes>()) return Value{a[0].As<Bytes>().data};
+  if (a[0].Is<Bytes>()) return Value{a[0].As<Bytes>().data()};
   if (a[0].Is<double>()) {
     // Go's strconv.FormatFloat(f, 'g', -1, 64) shortest round-trip.
     char buf[64];
@@ -228,7 +228,7 @@ void RegisterStandard(Registry& r) {
        {kBytes, kBytes},
        kBytes,
        [](const Args& a) -> Result<Value> {
-         return Value{Bytes{a[0].As<Bytes>().data + a[1].As<Bytes>().data}};
+         return Value{Bytes{a[0].As<Bytes>().data() + a[1].As<Bytes>().data()}};
        },
        CallCost::kAddSizes});
   Add(r, "_+_",

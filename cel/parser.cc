@@ -7,6 +7,19 @@
 #include "cel/macros.h"
 
 namespace berth::cel {
+
+Expr::~Expr() {
+  // Children with children of their own are taken apart here, one level at a time, so each
+  // node is destroyed with no grandchildren left under it.
+  std::vector<std::unique_ptr<Expr>> pending = std::move(args);
+  while (!pending.empty()) {
+    std::unique_ptr<Expr> e = std::move(pending.back());
+    pending.pop_back();
+    if (!e) continue;
+    for (auto& a : e->args) pending.push_back(std::move(a));
+  }
+}
+
 namespace {
 
 using internal::Args;
@@ -31,28 +44,35 @@ constexpr const char* kArgStart =
 // cel-go's AST builder depth: the nesting of the operations its parser visits recursively
 // (ternaries, relations, arithmetic, selects, receiver calls and macros, indexes); logical
 // operators, negations, literals, global calls and what macros make up do not count.
-int Depth(const Expr& e) {
-  int deepest = 0;
-  for (const auto& a : e.args) deepest = std::max(deepest, Depth(*a));
-  if (e.synthetic) return deepest;
-  bool counts = false;
-  switch (e.kind) {
-    case Expr::Kind::kSelect:
-    case Expr::Kind::kComprehension:
-      counts = true;
-      break;
-    case Expr::Kind::kCall: {
-      static const char* kCounted[] = {"_?_:_", "_==_", "_!=_",  "_<_", "_<=_", "_>_",
-                                       "_>=_",  "@in",  "_+_",   "_-_", "_*_",  "_/_",
-                                       "_%_",   "_[_]", "_[?_]", "_?._"};
-      counts = e.has_target;
-      for (const char* c : kCounted) counts = counts || e.name == c;
-      break;
+// Iterative: the tree is not yet bounded here (a 50,000-term "1 + 1 + ..." nests 50,000 deep).
+int Depth(const Expr& root) {
+  static const char* kCounted[] = {"_?_:_", "_==_", "_!=_", "_<_", "_<=_", "_>_",  "_>=_",  "@in",
+                                   "_+_",   "_-_",  "_*_",  "_/_", "_%_",  "_[_]", "_[?_]", "_?._"};
+  auto counts = [](const Expr& e) {
+    if (e.synthetic) return false;
+    switch (e.kind) {
+      case Expr::Kind::kSelect:
+      case Expr::Kind::kComprehension:
+        return true;
+      case Expr::Kind::kCall: {
+        bool c = e.has_target;
+        for (const char* n : kCounted) c = c || e.name == n;
+        return c;
+      }
+      default:
+        return false;
     }
-    default:
-      break;
+  };
+  int deepest = 0;
+  std::vector<std::pair<const Expr*, int>> stack = {{&root, 0}};
+  while (!stack.empty()) {
+    auto [e, above] = stack.back();
+    stack.pop_back();
+    int here = above + (counts(*e) ? 1 : 0);
+    deepest = std::max(deepest, here);
+    for (const auto& a : e->args) stack.emplace_back(a.get(), here);
   }
-  return deepest + (counts ? 1 : 0);
+  return deepest;
 }
 
 class Parser {
@@ -136,28 +156,34 @@ class Parser {
     return cond;
   }
 
-  // cel-go builds balanced trees for chains of && and ||; the result is the same.
-  ExprPtr Or() {
-    ExprPtr l = And();
-    while (l && IsPunct("||")) {
-      int32_t off = Peek().offset;
+  // Chains of || and of && become balanced trees, as cel-go's parser builds them
+  // (parser/helper.go's logicManager): a long chain stays shallow for everything that walks the
+  // tree. The operators are commutative in CEL, and the terms keep their order, so results,
+  // errors and costs are those of the left-nested chain.
+  ExprPtr Or() { return Logical("||", "_||_", &Parser::And); }
+  ExprPtr And() { return Logical("&&", "_&&_", &Parser::Relation); }
+  ExprPtr Logical(std::string_view op, const char* fn, ExprPtr (Parser::*term)()) {
+    ExprPtr first = (this->*term)();
+    if (!first || !IsPunct(op)) return first;
+    std::vector<ExprPtr> terms;
+    std::vector<int32_t> ops;
+    terms.push_back(std::move(first));
+    while (IsPunct(op)) {
+      ops.push_back(Peek().offset);
       ++pos_;
-      ExprPtr r = And();
+      ExprPtr r = (this->*term)();
       if (!r) return nullptr;
-      l = Call("_||_", off, Args(std::move(l), std::move(r)));
+      terms.push_back(std::move(r));
     }
-    return l;
+    return Balanced(fn, terms, ops, 0, static_cast<int>(ops.size()) - 1);
   }
-  ExprPtr And() {
-    ExprPtr l = Relation();
-    while (l && IsPunct("&&")) {
-      int32_t off = Peek().offset;
-      ++pos_;
-      ExprPtr r = Relation();
-      if (!r) return nullptr;
-      l = Call("_&&_", off, Args(std::move(l), std::move(r)));
-    }
-    return l;
+  // cel-go's logicManager.balancedTree over the operators lo..hi.
+  static ExprPtr Balanced(const char* fn, std::vector<ExprPtr>& terms,
+                          const std::vector<int32_t>& ops, int lo, int hi) {
+    int mid = (lo + hi + 1) / 2;
+    ExprPtr left = mid == lo ? std::move(terms[mid]) : Balanced(fn, terms, ops, lo, mid - 1);
+    ExprPtr right = mid == hi ? std::move(terms[mid + 1]) : Balanced(fn, terms, ops, mid + 1, hi);
+    return Call(fn, ops[mid], Args(std::move(left), std::move(right)));
   }
   ExprPtr Relation() {
     ExprPtr l = Addition();

@@ -76,7 +76,7 @@ bool Equal(const Value& a, const Value& b) {
     case 5:
       return a.As<std::string>() == b.As<std::string>();
     case 6:
-      return a.As<Bytes>().data == b.As<Bytes>().data;
+      return a.As<Bytes>().data() == b.As<Bytes>().data();
     case 7: {
       const auto& x = a.List().items;
       const auto& y = b.List().items;
@@ -125,7 +125,7 @@ int Compare(const Value& a, const Value& b) {
     case 5:
       return cmp(a.As<std::string>().compare(b.As<std::string>()), 0);
     case 6:
-      return cmp(a.As<Bytes>().data.compare(b.As<Bytes>().data), 0);
+      return cmp(a.As<Bytes>().data().compare(b.As<Bytes>().data()), 0);
   }
   return -2;
 }
@@ -138,7 +138,7 @@ uint64_t CodePoints(std::string_view s) {
 
 uint64_t CostSize(const Value& v) {
   if (v.Is<std::string>()) return CodePoints(v.As<std::string>());
-  if (v.Is<Bytes>()) return v.As<Bytes>().data.size();
+  if (v.Is<Bytes>()) return v.As<Bytes>().data().size();
   if (v.IsList()) return v.List().items.size();
   if (v.IsMap()) return v.Map().entries.size();
   if (v.Is<OptionalValue>() && v.As<OptionalValue>().value) {

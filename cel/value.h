@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -15,9 +16,6 @@
 namespace berth::cel {
 
 struct Value;
-struct Bytes {
-  std::string data;
-};
 struct TypeValue {
   std::string name;  // "int", "list", "kubernetes.Quantity", ...
 };
@@ -35,27 +33,69 @@ struct OptionalValue {
 };
 struct Null {};
 
+// A string value. Long strings are shared, not copied, when a Value is copied (as cel-go's
+// immutable strings are): a selector that puts one long string into many list elements or
+// variables holds it once. Short ones stay inline (no allocation, no shared reference count
+// between threads evaluating the same program).
+class StringValue {
+ public:
+  StringValue(std::string s) {  // NOLINT: implicit by design, like the std::string it replaces
+    if (s.size() > kInline) {
+      shared_ = std::make_shared<const std::string>(std::move(s));
+    } else {
+      inline_ = std::move(s);
+    }
+  }
+  StringValue(const char* s) : StringValue(std::string(s)) {}  // NOLINT
+  const std::string& get() const { return shared_ ? *shared_ : inline_; }
+
+ private:
+  static constexpr size_t kInline = 64;
+  std::string inline_;
+  std::shared_ptr<const std::string> shared_;
+};
+
+// A bytes value, shared like a long string.
+struct Bytes {
+  explicit Bytes(std::string s) : value(std::move(s)) {}
+  explicit Bytes(const char* s) : value(s) {}
+  const std::string& data() const { return value.get(); }
+  StringValue value;
+};
+
 struct Value {
-  std::variant<Null, bool, int64_t, uint64_t, double, std::string, Bytes,
+  std::variant<Null, bool, int64_t, uint64_t, double, StringValue, Bytes,
                std::shared_ptr<const ListValue>, std::shared_ptr<const MapValue>, Semver, Quantity,
                TypeValue, OptionalValue>
       v;
 
+  // Is<std::string>() and As<std::string>() see through StringValue.
   template <typename T>
   bool Is() const {
-    return std::holds_alternative<T>(v);
+    if constexpr (std::is_same_v<T, std::string>) {
+      return std::holds_alternative<StringValue>(v);
+    } else {
+      return std::holds_alternative<T>(v);
+    }
   }
   template <typename T>
   const T& As() const {
-    return std::get<T>(v);
+    if constexpr (std::is_same_v<T, std::string>) {
+      return std::get<StringValue>(v).get();
+    } else {
+      return std::get<T>(v);
+    }
   }
   const ListValue& List() const { return *std::get<std::shared_ptr<const ListValue>>(v); }
   const MapValue& Map() const { return *std::get<std::shared_ptr<const MapValue>>(v); }
   bool IsList() const { return Is<std::shared_ptr<const ListValue>>(); }
   bool IsMap() const { return Is<std::shared_ptr<const MapValue>>(); }
 
+  // Created mutable and shared as const: the evaluator appends in place to a list it is the only
+  // owner of (a map()/filter() accumulator).
   static Value MakeList(std::vector<Value> items) {
-    return Value{std::make_shared<const ListValue>(ListValue{std::move(items)})};
+    return Value{
+        std::shared_ptr<const ListValue>(std::make_shared<ListValue>(ListValue{std::move(items)}))};
   }
   static Value MakeMap(std::vector<std::pair<Value, Value>> entries,
                        bool missing_is_empty = false) {

@@ -93,9 +93,9 @@ CelSelectors::Prepared CelSelectors::PreparedFor(const std::string& driver,
   return prepared;
 }
 
-structured::SelectorEvaluator::Outcome CelSelectors::Evaluate(const std::string& expression,
-                                                              const std::string& driver,
-                                                              const api::Device& device) const {
+structured::SelectorEvaluator::Outcome CelSelectors::Evaluate(
+    const std::string& expression, const std::string& driver, const api::Device& device,
+    const structured::Interruption& stop) const {
   std::shared_ptr<const Result<cel::Program>> program = Program(expression);
   Outcome out;
   if (!program->ok()) {
@@ -103,8 +103,14 @@ structured::SelectorEvaluator::Outcome CelSelectors::Evaluate(const std::string&
     return out;
   }
   Prepared prepared = PreparedFor(driver, device);
-  Result<bool> matched =
-      prepared->ok() ? (*program)->Evaluate(**prepared) : Result<bool>(prepared->status());
+  cel::Interrupt interrupt{stop.deadline, stop.stopping};
+  cel::EvalStats stats;
+  Result<bool> matched = prepared->ok() ? (*program)->Evaluate(**prepared, interrupt, &stats)
+                                        : Result<bool>(prepared->status());
+  if (!stats.interrupted.empty()) {
+    out.interrupted = stats.interrupted;
+    return out;
+  }
   if (!matched.ok()) {
     std::string message = matched.error();
     if (message.find("no such key:") != std::string::npos) {

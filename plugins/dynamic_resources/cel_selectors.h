@@ -20,8 +20,10 @@ namespace berth::plugins::dynamic_resources {
 
 class CelSelectors final : public structured::SelectorEvaluator {
  public:
+  using structured::SelectorEvaluator::Evaluate;
+  // An evaluation cut short by `stop` has Outcome::interrupted set.
   Outcome Evaluate(const std::string& expression, const std::string& driver,
-                   const api::Device& device) const override;
+                   const api::Device& device, const structured::Interruption& stop) const override;
 
   // The slices of this scheduling cycle: their devices' prepared forms are cached (the slices
   // are kept alive, so a device's address names it), and those of slices no longer in the list

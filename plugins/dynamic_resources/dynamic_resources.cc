@@ -215,16 +215,21 @@ Status DynamicResources::Filter(const framework::CycleState& state, const framew
       }
       to_allocate.push_back(data->claims[i].get());
     }
-    structured::Allocator::Deadline deadline;
+    // The search, CEL selectors included, stops at the node's filter deadline and at shutdown.
+    structured::Interruption stop;
     if (args_.filter_timeout.count() > 0) {
-      deadline = std::chrono::steady_clock::now() + args_.filter_timeout;
+      stop.deadline = std::chrono::steady_clock::now() + args_.filter_timeout;
     }
-    auto outcome = data->allocator->Allocate(*node, to_allocate, deadline);
+    stop.stopping = [handle = handle_] { return handle->Stopping(); };
+    auto outcome = data->allocator->Allocate(*node, to_allocate, stop);
     if (!outcome.ok()) return Status::Error(outcome.error());
     // Potentially transient: an error, so the pod retries with backoff (as upstream).
     if (outcome->timed_out) {
       return Status::Error("node " + node->metadata.name +
                            ": timed out trying to allocate devices");
+    }
+    if (outcome->stopped) {
+      return Status::Unschedulable("asked by caller to stop allocating devices: context canceled");
     }
     if (outcome->failed_on_node) return Status::Unresolvable(*outcome->failed_on_node);
     if (!outcome->allocated || outcome->results.size() != to_allocate.size()) {

@@ -128,6 +128,33 @@ TEST(CelTest, CostLimit) {
   EXPECT_EQ(r.error(), "operation cancelled: actual cost limit exceeded");
 }
 
+// An interrupted evaluation fails with upstream's DeviceMatches text (cel-go's error, wrapped
+// with the context's cause once more).
+TEST(CelTest, InterruptedEvaluation) {
+  auto p = Compile("lists.range(100000).all(i, i >= 0)");
+  ASSERT_TRUE(p.ok());
+  auto prepared = Prepare(Gpu());
+  ASSERT_TRUE(prepared.ok());
+  Interrupt late;
+  late.deadline = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+  EvalStats stats;
+  auto r = p->Evaluate(*prepared, late, &stats);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error(),
+            "operation interrupted: context deadline exceeded: context deadline exceeded");
+  EXPECT_EQ(r.code(), ErrorCode::kUnavailable);
+  EXPECT_EQ(stats.interrupted, "context deadline exceeded");
+  Interrupt stop;
+  stop.stop = [] { return true; };
+  r = p->Evaluate(*prepared, stop, &stats);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error(), "operation interrupted: context canceled: context canceled");
+  r = p->Evaluate(*prepared, Interrupt{}, &stats);
+  ASSERT_TRUE(r.ok()) << r.error();
+  EXPECT_TRUE(*r);
+  EXPECT_EQ(stats.interrupted, "");
+}
+
 TEST(CelTest, PreparedDeviceGivesTheSameAnswers) {
   auto prepared = Prepare(Gpu());
   ASSERT_TRUE(prepared.ok());

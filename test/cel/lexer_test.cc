@@ -25,7 +25,7 @@ TEST(LexerTest, Literals) {
   EXPECT_EQ(t[5].literal.As<std::string>(), "a\nb");
   EXPECT_EQ(t[6].literal.As<std::string>(), "x");
   EXPECT_EQ(t[7].literal.As<std::string>(), "\\d");
-  EXPECT_EQ(t[8].literal.As<Bytes>().data, std::string("\x01"));
+  EXPECT_EQ(t[8].literal.As<Bytes>().data(), std::string("\x01"));
   EXPECT_TRUE(t[9].literal.As<bool>());
   EXPECT_TRUE(t[10].literal.Is<Null>());
   EXPECT_EQ(t[11].kind, Token::Kind::kEnd);

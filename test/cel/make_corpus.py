@@ -583,6 +583,51 @@ def main():
                  " + ".join(["1"] * 250) + " > 0", " + ".join(["1"] * 251) + " > 0",
                  "device" + ".driver" * 250 + " == 1", "[" * 250 + "]" * 250 + " == []"]:
         lines.append(json.dumps({"expr": expr, "device": GPU}, ensure_ascii=False))
+    # Size-growing functions near the cost limit (1,000,000), on both sides of it: t is 1,002,000
+    # characters (s, 1,000 x's, inserted around each of its own characters).
+    s = '"' + "x" * 1000 + '"'
+    t = "cel.bind(s, " + s + ", cel.bind(t, s.replace('', s), %s))"
+    for body in ["t.replace('x', 'yy').size() == 2004000",
+                 "cel.bind(u, t.replace('x', 'xxxxx'), u.replace('x', 'y').size() > 0)",
+                 "cel.bind(u, t.replace('x', 'xx'), u.replace('x', 'y', 3).size() > 0)",
+                 "(t + t).size() == 2004000",
+                 "(t + t + t + t + t).size() > 0",
+                 "t.upperAscii().lowerAscii() == t",
+                 "t.split('').size() == 1002000",
+                 "lists.range(2000).map(i, s).join().size() == 2000000",
+                 "lists.range(2000).map(i, s).join(',').size() > 0",
+                 "lists.range(5000).map(i, s).join().size() > 0",
+                 "[t, t, t].join('-').size() > 0",
+                 "lists.range(999000).size() > 0",
+                 "lists.range(1000000).size() > 0",
+                 "(lists.range(400000) + lists.range(400000)).size() == 800000",
+                 "lists.range(50000).map(i, t).size() == 50000",
+                 "lists.range(50000).all(i, type(t) == string)",
+                 "[t, t, t, t].map(x, [x, x]).flatten().size() == 8",
+                 "cel.bind(b, bytes(t), lists.range(50000).map(i, b).size() == 50000)"]:
+        lines.append(json.dumps({"expr": t % body, "device": GPU}, ensure_ascii=False))
+    # map() and filter() accumulate in place in berth; results and costs stay cel-go's.
+    for expr in ["lists.range(1000).map(x, x * 2).filter(y, y % 3 == 0).size() == 334",
+                 "[[1], [2, 3]].map(l, l.map(x, x + 1)) == [[2], [3, 4]]",
+                 "cel.bind(l, [1, 2], l.map(x, x) + l.map(x, x) == [1, 2, 1, 2] && l == [1, 2])",
+                 "[1, 0, 2].map(x, 4 / x).size() == 3",
+                 "[1, 2, 3].map(x, x > 1, [x]).size() == 2",
+                 "[1, 2, 3].transformList(i, x, i > 0, x * 10) == [20, 30]",
+                 # cel-go initialises an accumulator (a cel.bind variable) when first read.
+                 "cel.bind(x, lists.range(1000).map(i, i), true)",
+                 "cel.bind(x, lists.range(1000).map(i, i), false && x.size() > 0)",
+                 "cel.bind(x, lists.range(1000).map(i, i), x.size() > 0 && x.size() > 1)",
+                 "cel.bind(x, 1 / 0 == 1, true)",
+                 "cel.bind(x, [1], cel.bind(y, x + x, [1].all(i, y.size() == 2)))"]:
+        lines.append(json.dumps({"expr": expr, "device": GPU}))
+    # Long chains of && and ||: cel-go balances them; the terms keep their order, so results,
+    # errors and costs are those of the chain.
+    for op, last in [(" && ", "true"), (" || ", "false")]:
+        lines.append(json.dumps({"expr": op.join(["true" if op == " && " else "false"] * 9000),
+                                 "device": GPU}))
+        terms = ['device.driver != ""', 'device.attributes["x"].y == 1', "1 / 0 == 1"]
+        lines.append(json.dumps({"expr": op.join((terms * 1200)[:3000] + [last]),
+                                 "device": GPU}))
     for expr, dev in EXTRA:
         lines.append(json.dumps({"expr": expr, "device": dev}, ensure_ascii=False))
     for expr in REGEX:

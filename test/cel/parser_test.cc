@@ -1,6 +1,9 @@
 #include "cel/parser.h"
 
 #include <gtest/gtest.h>
+#include <pthread.h>
+
+#include <algorithm>
 
 namespace berth::cel {
 namespace {
@@ -118,6 +121,66 @@ TEST(ParserTest, RecursionAndSizeLimits) {
 
   EXPECT_EQ(Parse("'" + std::string(100000, 'x') + "'", &err), nullptr);
   EXPECT_EQ(err.message, "expression code point size exceeds limit: size: 100002, limit 100000");
+}
+
+int TreeDepth(const Expr& e) {
+  int deepest = 0;
+  for (const auto& a : e.args) deepest = std::max(deepest, TreeDepth(*a));
+  return deepest + 1;
+}
+
+// Chains of one logical operator become balanced trees, as cel-go's logicManager builds them:
+// a 9,000-term chain is 14 levels deep, not 9,000.
+TEST(ParserTest, LogicalChainsAreBalanced) {
+  EXPECT_EQ(MustParse("a && b && c"), "_&&_(_&&_(a, b), c)");
+  EXPECT_EQ(MustParse("a || b || c || d"), "_||_(_||_(a, b), _||_(c, d))");
+  EXPECT_EQ(MustParse("a || b && c && d || e"), "_||_(_||_(a, _&&_(_&&_(b, c), d)), e)");
+  for (const char* op : {" && ", " || "}) {
+    std::string chain = "a";
+    for (int i = 1; i < 9000; ++i) chain += op + std::string("a");
+    ParseError err;
+    ExprPtr e = Parse(chain, &err);
+    ASSERT_NE(e, nullptr) << err.message;
+    EXPECT_EQ(TreeDepth(*e), 15);
+  }
+}
+
+// Runs fn on a thread with a 256 KiB stack (a recursion as deep as the input overflows it).
+void OnSmallStack(void (*fn)()) {
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstacksize(&attr, 256 * 1024);
+  pthread_t t;
+  ASSERT_EQ(pthread_create(
+                &t, &attr,
+                [](void* f) -> void* {
+                  reinterpret_cast<void (*)()>(f)();
+                  return nullptr;
+                },
+                reinterpret_cast<void*>(fn)),
+            0);
+  pthread_join(t, nullptr);
+  pthread_attr_destroy(&attr);
+}
+
+// The parser's depth check and the tree's destruction do not recurse as deep as the input
+// nests: 49,999 nested additions or selects (the most 100,000 code points hold) are refused,
+// and a 9,000-term && chain parses, on a small stack.
+TEST(ParserTest, DeepTreesAreRefusedWithoutDeepRecursion) {
+  OnSmallStack([] {
+    std::string sum = "1";
+    while (sum.size() + 2 <= 100000) sum += "+1";
+    ParseError err;
+    EXPECT_EQ(Parse(sum, &err), nullptr);
+    EXPECT_EQ(err.message, "max recursion depth exceeded");
+    std::string select = "a";
+    while (select.size() + 2 <= 100000) select += ".b";
+    EXPECT_EQ(Parse(select, &err), nullptr);
+    EXPECT_EQ(err.message, "max recursion depth exceeded");
+    std::string chain = "a";
+    for (int i = 1; i < 9000; ++i) chain += " && a";
+    EXPECT_NE(Parse(chain, &err), nullptr);
+  });
 }
 
 TEST(ParserTest, Errors) {

@@ -24,13 +24,14 @@ Allocator::Allocator(Features features, AllocatedState allocated, DeviceClassLoo
 
 Result<Allocator::Outcome> Allocator::Allocate(const api::Node& node,
                                                const std::vector<const api::ResourceClaim*>& claims,
-                                               Deadline deadline) const {
-  Search search(*this, node, claims, deadline);
+                                               const Interruption& stop) const {
+  Search search(*this, node, claims, stop);
   auto outcome = search.Run();
-  if (!outcome.ok() && search.timed_out()) {
-    Outcome timed_out;
-    timed_out.timed_out = true;
-    return timed_out;
+  if (!outcome.ok() && (search.timed_out() || search.stopped())) {
+    Outcome cut;
+    cut.timed_out = search.timed_out();
+    cut.stopped = search.stopped();
+    return cut;
   }
   return outcome;
 }

@@ -48,8 +48,10 @@ class Allocator {
     // ErrFailedAllocationOnNode, which the plugin reports as Unschedulable on this node only.
     std::optional<std::string> failed_on_node;
     // The deadline passed before the search ended (upstream's context.DeadlineExceeded under
-    // DynamicResourcesArgs.filterTimeout).
+    // DynamicResourcesArgs.filterTimeout), possibly in the middle of a CEL selector.
     bool timed_out = false;
+    // The scheduler is shutting down (upstream's cancelled context).
+    bool stopped = false;
   };
   using Deadline = std::optional<std::chrono::steady_clock::time_point>;
 
@@ -59,10 +61,17 @@ class Allocator {
   //   Error:                    a claim or class cannot be handled at all (a missing class, an
   //                             unsupported request, a CEL error) — the message names it as
   //                             upstream's does.
-  // With a deadline, a search still running then stops with Outcome::timed_out.
+  // With a deadline, a search still running then stops with Outcome::timed_out; once
+  // `stop.stopping` says so, with Outcome::stopped. Both are checked every 64 devices tried and
+  // inside each CEL selector's evaluation.
   Result<Outcome> Allocate(const api::Node& node,
                            const std::vector<const api::ResourceClaim*>& claims,
-                           Deadline deadline = std::nullopt) const;
+                           Deadline deadline = std::nullopt) const {
+    return Allocate(node, claims, Interruption{deadline, nullptr});
+  }
+  Result<Outcome> Allocate(const api::Node& node,
+                           const std::vector<const api::ResourceClaim*>& claims,
+                           const Interruption& stop) const;
 
   // How many devices were tried in total, over every Allocate call (upstream's
   // NumAllocateOneInvocations), for benchmarks.

@@ -318,8 +318,12 @@ Result<Allocator::Outcome> Search::Run() {
 Result<Search::Step> Search::AllocateOne(DeviceIndices r, bool allocating_sub, Location start) {
   ++invocations_;
   // The clock is read every 64 steps: a step is far shorter than any useful timeout.
-  if (deadline_ && (invocations_ & 63) == 1 && std::chrono::steady_clock::now() > *deadline_) {
-    timed_out_ = true;
+  if ((invocations_ & 63) == 1) {
+    if (stop_.stopping && stop_.stopping()) stopped_ = true;
+    if (stop_.deadline && std::chrono::steady_clock::now() > *stop_.deadline) timed_out_ = true;
+  }
+  if (stopped_) {
+    return Error{"filter operation aborted: context canceled", ErrorCode::kUnavailable};
   }
   if (timed_out_) {
     return Error{"filter operation aborted: context deadline exceeded", ErrorCode::kUnavailable};
@@ -449,7 +453,16 @@ Result<bool> Search::SelectorsMatch(RequestKey key, const api::Device& device, c
   for (size_t i = 0; i < selectors.size(); ++i) {
     const auto& expression = selectors[i].cel_expression;
     if (!expression) continue;  // refused by ValidateRequest for requests; a class: no selector
-    const SelectorEvaluator::Outcome out = a_.selectors_->Evaluate(*expression, id.driver, device);
+    const SelectorEvaluator::Outcome out =
+        a_.selectors_->Evaluate(*expression, id.driver, device, stop_);
+    if (out.interrupted) {
+      // Upstream's CEL error wraps the context's; the plugin reports the timeout (or the stop),
+      // not the selector.
+      (*out.interrupted == "context canceled" ? stopped_ : timed_out_) = true;
+      return Error{owner + ": selector #" + std::to_string(i) + " on device " + id.String() +
+                       ": CEL runtime error: " + *out.interrupted,
+                   ErrorCode::kUnavailable};
+    }
     if (out.compile_error) {
       return Invalid(owner + ": selector #" + std::to_string(i) +
                      ": CEL compile error: " + *out.compile_error);

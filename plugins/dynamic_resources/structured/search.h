@@ -110,18 +110,19 @@ class Constraint {
 class Search {
  public:
   Search(const Allocator& a, const api::Node& node,
-         const std::vector<const api::ResourceClaim*>& claims,
-         Allocator::Deadline deadline = std::nullopt)
+         const std::vector<const api::ResourceClaim*>& claims, const Interruption& stop)
       : a_(a),
         node_(node),
         claims_(claims),
-        deadline_(deadline),
+        stop_(stop),
         constraints_(claims.size()),
         result_(claims.size()) {}
 
   Result<Allocator::Outcome> Run();
   // Run's error came from the deadline (upstream's "filter operation aborted").
   bool timed_out() const { return timed_out_; }
+  // Run's error came from the scheduler's shutdown.
+  bool stopped() const { return stopped_; }
 
  private:
   Result<RequestData> ValidateRequest(const RequestView& request,
@@ -165,7 +166,7 @@ class Search {
   const Allocator& a_;
   const api::Node& node_;
   const std::vector<const api::ResourceClaim*>& claims_;
-  const Allocator::Deadline deadline_;
+  const Interruption& stop_;
   std::vector<Pool> pools_;
   std::map<RequestKey, RequestData> requests_;
   std::vector<std::vector<Constraint>> constraints_;  // per claim
@@ -176,6 +177,7 @@ class Search {
   std::vector<std::vector<DeviceResult>> result_;  // per claim
   int64_t invocations_ = 0;
   bool timed_out_ = false;
+  bool stopped_ = false;
 };
 
 }  // namespace berth::plugins::dynamic_resources::structured

@@ -4,6 +4,7 @@
 // features the allocator honours, and the seams through which it reads DeviceClasses and
 // evaluates CEL selectors. Plain values; safe to share between threads once built.
 
+#include <chrono>
 #include <compare>
 #include <functional>
 #include <map>
@@ -90,6 +91,15 @@ inline constexpr int kAllocationResultsMaxSize = 32;
 // threads at once.
 using DeviceClassLookup = std::function<const api::DeviceClass*(const std::string& name)>;
 
+// When a search (and the selector evaluations in it) must stop early, as upstream's allocator
+// does when its context ends: the node's filter deadline (DynamicResourcesArgs.filterTimeout)
+// and the scheduler's shutdown (`stopping`, called from the searching thread; cheap and
+// thread-safe). Both optional.
+struct Interruption {
+  std::optional<std::chrono::steady_clock::time_point> deadline;
+  std::function<bool()> stopping;
+};
+
 // Evaluates one CEL device selector against one device. Implementations compile each distinct
 // expression once and must be safe to call from several threads at once.
 class SelectorEvaluator {
@@ -98,10 +108,18 @@ class SelectorEvaluator {
     bool matches = false;
     std::optional<std::string> compile_error;  // the expression does not compile
     std::optional<std::string> runtime_error;  // it compiled but failed on this device
+    // The evaluation was cut short by the Interruption: "context deadline exceeded" or
+    // "context canceled" (upstream's context.Cause).
+    std::optional<std::string> interrupted;
   };
   virtual ~SelectorEvaluator() = default;
+  // One evaluation, stopped early (Outcome::interrupted) when `stop` says so.
   virtual Outcome Evaluate(const std::string& expression, const std::string& driver,
-                           const api::Device& device) const = 0;
+                           const api::Device& device, const Interruption& stop) const = 0;
+  Outcome Evaluate(const std::string& expression, const std::string& driver,
+                   const api::Device& device) const {
+    return Evaluate(expression, driver, device, Interruption{});
+  }
 };
 
 }  // namespace berth::plugins::dynamic_resources::structured

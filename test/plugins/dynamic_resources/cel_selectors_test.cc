@@ -27,6 +27,25 @@ std::shared_ptr<const api::ResourceSlice> Slice(const std::string& name,
   return slice;
 }
 
+// An evaluation is cut short by the search's deadline or its stop flag, and says which.
+TEST(CelSelectorsTest, EvaluationsStopAtTheDeadlineAndAtShutdown) {
+  auto slice = Slice("node-a", {"a100"});
+  const std::string slow = "lists.range(100000).all(i, i >= 0)";
+  CelSelectors selectors;
+  structured::Interruption late;
+  late.deadline = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+  auto out = selectors.Evaluate(slow, "gpu.example.com", slice->spec.devices[0], late);
+  EXPECT_EQ(out.interrupted, "context deadline exceeded");
+  EXPECT_FALSE(out.runtime_error.has_value());
+  structured::Interruption stop;
+  stop.stopping = [] { return true; };
+  out = selectors.Evaluate(slow, "gpu.example.com", slice->spec.devices[0], stop);
+  EXPECT_EQ(out.interrupted, "context canceled");
+  out = selectors.Evaluate(slow, "gpu.example.com", slice->spec.devices[0]);
+  EXPECT_FALSE(out.interrupted.has_value());
+  EXPECT_TRUE(out.matches);
+}
+
 TEST(CelSelectorsTest, CachedDevicesGiveTheSameVerdictsAsUncached) {
   auto slice = Slice("node-a", {"a100", "h100", "bad"});
   const std::string by_model = R"(device.attributes["gpu.example.com"].model == "h100")";

@@ -839,10 +839,13 @@ TEST_F(BindingConditionsTest, NoAnswerTimesOutAfterBindingTimeout) {
 
 TEST_F(BindingConditionsTest, ShutdownStopsTheWait) {
   DriverReports("");
-  handle_->stopping = true;
   auto pod = PodWithClaim("p1", "c1");
   framework::CycleState s;
-  Status st = Schedule(*pod, s);
+  ASSERT_TRUE(PreFilter(s, *pod).IsSuccess());
+  ASSERT_TRUE(Filter(s, *pod, "n1").IsSuccess());
+  ASSERT_TRUE(As<framework::ReservePlugin>()->Reserve(s, *pod, "n1").IsSuccess());
+  handle_->stopping = true;  // after Filter, which would stop its device search too
+  Status st = As<framework::PreBindPlugin>()->PreBind(s, *pod, "n1");
   EXPECT_EQ(st.Message(), "waiting for binding conditions: scheduler is shutting down");
 }
 
@@ -869,6 +872,19 @@ TEST_F(DynamicResourcesTest, FilterTimeoutEndsTheSearchWithAnError) {
   Status st = Filter(s, *pod, "n1");
   EXPECT_EQ(st.code(), Code::kError);
   EXPECT_EQ(st.Message(), "node n1: timed out trying to allocate devices");
+}
+
+// At shutdown the device search stops; the node is Unschedulable with upstream's message for a
+// cancelled context.
+TEST_F(DynamicResourcesTest, ShutdownStopsTheDeviceSearch) {
+  AddClaim("c1");
+  auto pod = PodWithClaim("p1", "c1");
+  framework::CycleState s;
+  ASSERT_TRUE(PreFilter(s, *pod).IsSuccess());
+  handle_->stopping = true;
+  Status st = Filter(s, *pod, "n1");
+  EXPECT_EQ(st.code(), Code::kUnschedulable);
+  EXPECT_EQ(st.Message(), "asked by caller to stop allocating devices: context canceled");
 }
 
 TEST(DynamicResourcesArgsTest, DefaultsValidationAndFieldNames) {

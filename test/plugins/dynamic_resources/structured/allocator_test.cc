@@ -21,11 +21,21 @@ class FakeSelectors final : public SelectorEvaluator {
  public:
   using Pred = std::function<bool(const std::string&, const api::Device&)>;
   std::map<std::string, Pred> table;
+  using SelectorEvaluator::Evaluate;
   Outcome Evaluate(const std::string& expression, const std::string& driver,
-                   const api::Device& device) const override {
+                   const api::Device& device, const Interruption&) const override {
     Outcome out;
     if (expression == "boom") {
       out.runtime_error = "no such key: numa";
+      return out;
+    }
+    // A selector cut short by the search's interruption, as CelSelectors reports it.
+    if (expression == "slow-timeout") {
+      out.interrupted = "context deadline exceeded";
+      return out;
+    }
+    if (expression == "slow-stop") {
+      out.interrupted = "context canceled";
       return out;
     }
     auto it = table.find(expression);
@@ -260,6 +270,29 @@ TEST_F(AllocatorTest, MissingClassAndSelectorErrorsNameTheirOwner) {
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.error(),
             "claim default/c: selector #0: CEL compile error: undeclared reference to 'nonsense'");
+}
+
+// A selector interrupted by the deadline or by shutdown ends the search as the deadline does
+// (upstream's CEL error wraps context.DeadlineExceeded / context.Canceled), not as a CEL error.
+TEST_F(AllocatorTest, AnInterruptedSelectorEndsTheSearch) {
+  slices_ = {Slice("s1", "driver-a", "pool-1", "node-1", {Dev("dev-1")})};
+  auto out = Run({Claim("c", {Req("r", "class-a", 1, {"slow-timeout"})})});
+  ASSERT_TRUE(out.ok()) << out.error();
+  EXPECT_TRUE(out->timed_out);
+  EXPECT_FALSE(out->stopped);
+  out = Run({Claim("c", {Req("r", "class-a", 1, {"slow-stop"})})});
+  ASSERT_TRUE(out.ok()) << out.error();
+  EXPECT_TRUE(out->stopped);
+  EXPECT_FALSE(out->timed_out);
+  // Shutdown seen between devices.
+  std::vector<const api::ResourceSlice*> slices;
+  for (const auto& s : slices_) slices.push_back(&s);
+  Allocator a(
+      Features{}, {}, [this](const std::string& n) { return &classes_.at(n); }, slices, &sel_);
+  api::ResourceClaim c = Claim("c", {Req("r", "class-a")});
+  auto stopped = a.Allocate(node_, {&c}, Interruption{std::nullopt, [] { return true; }});
+  ASSERT_TRUE(stopped.ok()) << stopped.error();
+  EXPECT_TRUE(stopped->stopped);
 }
 
 TEST_F(AllocatorTest, MatchAttributeConstraintBacktracksToAMatchingPair) {
