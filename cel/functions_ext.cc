@@ -37,18 +37,24 @@ std::string JoinRunes(const std::vector<std::string>& r, size_t from, size_t to)
   return out;
 }
 
+// cel-go v0.29's indexOf/lastIndexOf (ext/strings.go): only a negative offset is an error; an
+// offset at or past the end finds nothing (-1), and the empty string matches at the offset,
+// clamped to the end.
 Result<Value> IndexOf(const Args& a, bool last) {
   auto s = Runes(a[0].As<std::string>());
   auto sub = Runes(a[1].As<std::string>());
-  int64_t n = static_cast<int64_t>(s.size()), m = static_cast<int64_t>(sub.size());
-  int64_t start = last ? n : 0;
+  const int64_t n = static_cast<int64_t>(s.size()), m = static_cast<int64_t>(sub.size());
+  int64_t off = 0;
   if (a.size() == 3) {
-    start = a[2].As<int64_t>();
-    if (start < 0 || start >= n) {
-      if (!(n == 0 && start == 0)) return Error{"index out of range: " + std::to_string(start)};
-    }
+    off = a[2].As<int64_t>();
+  } else if (last) {
+    if (m == 0) return Value{n};
+    if (a[0].As<std::string>().size() < a[1].As<std::string>().size()) return Value{int64_t{-1}};
+    off = n - 1;
   }
-  if (m == 0) return Value{start};
+  if (off < 0) return Error{"index out of range: " + std::to_string(off)};
+  if (m == 0) return Value{std::min(off, n)};
+  if (off >= n) return Value{int64_t{-1}};
   auto match_at = [&](int64_t i) {
     for (int64_t j = 0; j < m; ++j) {
       if (s[i + j] != sub[j]) return false;
@@ -56,11 +62,11 @@ Result<Value> IndexOf(const Args& a, bool last) {
     return true;
   };
   if (last) {
-    for (int64_t i = std::min(start, n - m); i >= 0; --i) {
+    for (int64_t i = std::min(off, n - m); i >= 0; --i) {
       if (match_at(i)) return Value{i};
     }
   } else {
-    for (int64_t i = start; i + m <= n; ++i) {
+    for (int64_t i = off; i + m <= n; ++i) {
       if (match_at(i)) return Value{i};
     }
   }

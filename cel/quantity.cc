@@ -9,6 +9,7 @@ namespace {
 constexpr const char* kFormat =
     "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
 constexpr const char* kSuffix = "unable to parse quantity's suffix";
+constexpr const char* kNumeric = "unable to parse numeric part of quantity";
 constexpr __int128 kLimit = static_cast<__int128>(1) << 120;  // headroom for one multiplication
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
@@ -146,6 +147,12 @@ Result<Quantity> Quantity::Parse(std::string_view text) {
   int64_t exp10 = 0;
   int pow1024 = 0;
   if (!ParseSuffix(suffix, &exp10, &pow1024)) return Error{kSuffix};
+  // A number without any digit ("Ei", "-.e-10") is zero where ParseQuantity's int64 fast path
+  // takes it, and ErrNumeric where it falls to the inf.Dec path, which needs a digit: a binary
+  // suffix of 2^50 or more (its precision estimate goes negative) or a decimal exponent below -9.
+  if (int_len + frac_len == 0 && (pow1024 >= 5 || (pow1024 == 0 && exp10 < -9))) {
+    return Error{kNumeric};
+  }
   // Trailing zeros of the fraction carry no value; drop them so the digit count stays small.
   while (frac_len > 0 && !digits.empty() && digits.back() == '0' && digits.size() > int_len) {
     digits.pop_back();
@@ -233,7 +240,8 @@ Result<Quantity> ParseShape(std::string_view str, Quantity q) {
       }
     }
   }
-  // inf.Dec form; binary quantities are capped at 2^63-1 there.
+  // inf.Dec form (zero too: "0Ei" is an inf.Dec zero); binary quantities are capped at 2^63-1.
+  q.fast = false;
   constexpr __int128 kMaxAllowed = static_cast<__int128>(INT64_MAX) * 1000000000;
   if (binary && q.nanos > kMaxAllowed) q.nanos = kMaxAllowed;
   if (binary && q.nanos < -kMaxAllowed) q.nanos = -kMaxAllowed;

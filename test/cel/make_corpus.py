@@ -204,6 +204,18 @@ quantity("1e-3") == quantity("1m")
 quantity("9223372036854775807").isInteger()
 quantity("9223372036854775808").isInteger()
 quantity("8Ei").asInteger() > 0
+quantity("Ei").asInteger() > 0
+quantity("Pi").isInteger()
+quantity("Ti").asInteger() == 0
+quantity(".Ei").isInteger()
+quantity("-Ei").isInteger()
+quantity("0Ei").asInteger() == 0
+quantity("e-10").isInteger()
+quantity("e-9").asInteger() == 0
+quantity(".e-10").isInteger()
+quantity("-n").asInteger() == 0
+isQuantity("Ei")
+isQuantity("Ti")
 device.capacity["gpu.example.com"].slices.compareTo(quantity("1500000u")) == 0
 # --- strings extension and regex
 device.attributes["gpu.example.com"].model.matches("^a[0-9]+$")
@@ -217,6 +229,28 @@ device.attributes["gpu.example.com"].model.indexOf("1") == 1
 device.attributes["gpu.example.com"].model.lastIndexOf("0") == 3
 "hello world".indexOf("o", 5) == 7
 "hello".indexOf("x") == -1
+"hello world".indexOf("o", 54)
+"hello world".indexOf("o", 11)
+"hello world".indexOf("", 54)
+"hello world".indexOf("", 3)
+"hello world".indexOf("o", -1)
+"".indexOf("")
+"".indexOf("a")
+"".indexOf("", 2)
+"hello world".lastIndexOf("o", 54)
+"hello world".lastIndexOf("o", 10)
+"hello world".lastIndexOf("o", 5)
+"hello world".lastIndexOf("", 54)
+"hello world".lastIndexOf("")
+"hello world".lastIndexOf("o", -2)
+"ab".lastIndexOf("abc")
+"ab".lastIndexOf("abc", 1)
+"".lastIndexOf("")
+"".lastIndexOf("a")
+"äöü".lastIndexOf("ü")
+"äöü".indexOf("ö", 1)
+"äöü".lastIndexOf("ä", 2)
+"ä".lastIndexOf("aa")
 "hello".substring(1, 3) == "el"
 "hello".substring(3) == "lo"
 "hello".substring(4, 2) == "x"
