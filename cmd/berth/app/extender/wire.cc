@@ -10,17 +10,6 @@ namespace {
 
 using api::Value;
 
-bool EqualFold(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
-
 Error Want(std::string_view field, std::string_view want, const Value& got) {
   return Error{std::string(field) + ": want " + std::string(want) + ", got " +
                std::string(got.TypeName())};
@@ -91,6 +80,17 @@ Value NodeList(std::vector<Value> items) {
 }
 
 }  // namespace
+
+bool EqualFold(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) !=
+        std::tolower(static_cast<unsigned char>(b[i]))) {
+      return false;
+    }
+  }
+  return true;
+}
 
 const Value* FindFold(const Value& object, std::string_view key) {
   if (!object.IsObject()) return nullptr;

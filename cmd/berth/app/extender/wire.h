@@ -30,6 +30,9 @@ namespace berth::extenders {
 // Case-insensitive member lookup (exact match preferred), as Go's encoding/json matches fields.
 const api::Value* FindFold(const api::Value& object, std::string_view key);
 
+// Whether a and b are equal ignoring ASCII letter case (FindFold's comparison of member names).
+bool EqualFold(std::string_view a, std::string_view b);
+
 // ---- client side (berth calling an extender) ----
 // The three answers are decoded from an event stream (wire_answers.cc): memory in proportion to
 // the decoded result, never to a tree of the document. Errors: `malformed <what>: invalid JSON at

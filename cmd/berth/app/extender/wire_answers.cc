@@ -23,17 +23,6 @@ namespace {
 using api::Value;
 using Type = Value::Type;
 
-bool EqualFold(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
-
 // Value::TypeName's words, for a type seen in the stream.
 std::string_view TypeNameOf(Type t) {
   static const Value kOf[] = {
