@@ -21,8 +21,10 @@ namespace {
 using berth::client::testing::FakeHttpServer;
 using berth::client::testing::Reply;
 
+// ctest runs each test as its own process, two at a time, in one TempDir: the process id keeps
+// one test's files (a kubeconfig naming its own server) from replacing another's.
 std::string Write(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "/" + name;
+  const std::string path = ::testing::TempDir() + "/" + std::to_string(getpid()) + "-" + name;
   std::ofstream(path) << text;
   return path;
 }
