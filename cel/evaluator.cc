@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "cel/regex.h"
+
 namespace berth::cel {
 namespace {
 
@@ -495,6 +497,21 @@ bool Evaluator::ResultTooLarge(const Expr& e, const Overload& o, const std::vect
       }
     }
     if (limit >= 0) size = std::min(size, static_cast<uint64_t>(limit));
+    bound = kMaxListElements;
+    unit = "elements";
+  } else if (id == "string_find_all_string" || id == "string_find_all_string_int") {
+    // At most one match per code point, plus one; only a subject longer than the bound needs the
+    // matches counted (with RE2, in linear time; the call itself reports a bad pattern).
+    const std::string& str = args[0].As<std::string>();
+    int64_t limit = args.size() == 3 ? args[2].As<int64_t>() : -1;
+    size = CodePoints(str) + 1;
+    if (limit >= 0) size = std::min(size, static_cast<uint64_t>(limit));
+    if (size > kMaxListElements) {
+      auto re = Regex::Compile(args[1].As<std::string>());
+      if (!re.ok()) return false;
+      size = re->FindAll(str, static_cast<int64_t>(kMaxListElements) + 1).size();
+      if (limit >= 0) size = std::min(size, static_cast<uint64_t>(limit));
+    }
     bound = kMaxListElements;
     unit = "elements";
   } else if (id == "string_replace_string_string" || id == "string_replace_string_string_int") {

@@ -166,6 +166,18 @@ TEST(EvaluatorTest, ResultsOverTheSizeBoundStopTheEvaluation) {
   ASSERT_FALSE(r.value.ok());
   EXPECT_EQ(r.value.error(),
             "operation cancelled: result of split() too large: 2004000 elements (limit 1048576)");
+  // findAll('') matches once per character and once at the end: 2,004,001 matches, counted
+  // (up to the bound) before any is built; with a limit within the bound the call runs.
+  r = Evaluate("cel.bind(s, " + Thousand() +
+               ", cel.bind(t, s.replace('', s).replace('x', 'xx'), t.findAll('').size() > 0))");
+  ASSERT_FALSE(r.value.ok());
+  EXPECT_EQ(r.value.error(),
+            "operation cancelled: result of findAll() too large: 1048577 elements (limit "
+            "1048576)");
+  r = Evaluate("cel.bind(s, " + Thousand() +
+               ", cel.bind(t, s.replace('', s).replace('x', 'xx'), t.findAll('', 5).size() == 5))");
+  ASSERT_TRUE(r.value.ok()) << r.value.error();
+  EXPECT_TRUE(r.value->As<bool>());
   // join() costs by the size of its result, which is known before building it: 6,000,000
   // characters would cost 1,200,000.
   r = Evaluate("cel.bind(s, " + Thousand() + ", lists.range(6000).map(i, s).join().size() > 0)");
