@@ -11,6 +11,7 @@
 #include "base/strings.h"
 #include "cmd/berth/app/run/cluster_feed.h"
 #include "cmd/berth/app/run/explain_route.h"
+#include "cmd/berth/app/run/logging_sink.h"
 #include "cmd/berth/app/run/podgroup_controller.h"
 #include "cmd/berth/app/serving/debug_flags.h"
 #include "config/encode.h"
@@ -34,52 +35,6 @@ std::string Hostname() {
   if (gethostname(buf, sizeof(buf) - 1) != 0) return "unknown";
   return buf;
 }
-
-// Wraps the API writer sink with one log line per decision (pod, node or reason, time taken).
-class LoggingSink final : public framework::OutcomeSink {
- public:
-  explicit LoggingSink(framework::OutcomeSink& next) : next_(next) {}
-  void Attempted(const framework::PodInfo& pod) override {
-    BERTH_INFO_S(3, "Attempting to schedule pod", "pod", log::KObj(pod.key));
-    std::lock_guard lock(mu_);
-    started_[pod.Uid()] = std::chrono::steady_clock::now();
-  }
-  void Scheduled(const framework::PodInfo& pod, const std::string& node,
-                 const std::string& profile) override {
-    // Upstream logs this at V(2); berth keeps one line per decision at the default level.
-    BERTH_INFO_S(0, "Successfully bound pod to node", "pod", log::KObj(pod.key), "node", node,
-                 "profile", profile, "took", Took(pod.Uid(), true));
-    next_.Scheduled(pod, node, profile);
-  }
-  void Failed(const framework::PodInfo& pod, const std::string& reason, const std::string& message,
-              const std::string& profile) override {
-    if (reason == "Unschedulable") {
-      BERTH_INFO_S(0, "Unable to schedule pod; no fit; waiting", "pod", log::KObj(pod.key), "err",
-                   message, "profile", profile, "took", Took(pod.Uid(), false));
-    } else {
-      BERTH_ERROR_S(message, "Error scheduling pod; retrying", "pod", log::KObj(pod.key), "reason",
-                    reason, "profile", profile, "took", Took(pod.Uid(), false));
-    }
-    next_.Failed(pod, reason, message, profile);
-  }
-
- private:
-  std::string Took(const std::string& uid, bool erase) {
-    std::lock_guard lock(mu_);
-    auto it = started_.find(uid);
-    if (it == started_.end()) return "?";
-    double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - it->second)
-            .count();
-    if (erase) started_.erase(it);
-    char buf[32];
-    std::snprintf(buf, sizeof(buf), "%.1fms", ms);
-    return buf;
-  }
-  framework::OutcomeSink& next_;
-  std::mutex mu_;  // guards started_
-  std::map<std::string, std::chrono::steady_clock::time_point> started_;
-};
 
 // Runs `stop` once, at Stop() or when the guard goes out of scope: what Run started is stopped
 // on every way out of it.
