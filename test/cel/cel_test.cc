@@ -6,20 +6,12 @@
 #include <thread>
 #include <vector>
 
+#include "test/cel/device_json.h"
+
 namespace berth::cel {
 namespace {
 
-Device Gpu() {
-  Device d;
-  d.driver = "gpu.example.com";
-  d.attributes["model"] = std::string("a100");
-  d.attributes["cores"] = int64_t{108};
-  d.attributes["mig"] = true;
-  d.attributes["driverVersion"] = VersionText{"1.2.3"};
-  d.attributes["other.example.com/rack"] = int64_t{7};
-  d.capacity["memory"] = *api::Quantity::Parse("40Gi");
-  return d;
-}
+Device Gpu() { return testing::SampleGpu(); }
 
 bool Matches(std::string_view expr, const Device& d) {
   auto p = Compile(expr);

@@ -83,4 +83,16 @@ Outcome RunBerth(const Case& c) {
   return o;
 }
 
+Device SampleGpu() {
+  Device d;
+  d.driver = "gpu.example.com";
+  d.attributes["model"] = std::string("a100");
+  d.attributes["cores"] = int64_t{108};
+  d.attributes["mig"] = true;
+  d.attributes["driverVersion"] = VersionText{"1.2.3"};
+  d.attributes["other.example.com/rack"] = int64_t{7};
+  d.capacity["memory"] = *api::Quantity::Parse("40Gi");
+  return d;
+}
+
 }  // namespace berth::cel::testing

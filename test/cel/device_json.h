@@ -32,6 +32,10 @@ Result<Case> ParseCase(std::string_view line);
 Result<Outcome> ParseOutcome(std::string_view line);
 std::string OutcomeToJson(const Outcome& o);
 
+// The GPU device the CEL unit tests and fuzz_cel evaluate against (driver gpu.example.com, model
+// "a100", 108 cores, mig, driverVersion 1.2.3, rack 7, 40Gi memory).
+Device SampleGpu();
+
 // Compiles and evaluates with berth, classifying errors like the reference does.
 Outcome RunBerth(const Case& c);
 

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "api/json/parse.h"
+#include "test/cmd/berth/app/extender/big_answer.h"
 #include "test/cmd/berth/app/extender/fake_extender_server.h"
 #include "test/testing/builders.h"
 
@@ -167,20 +168,8 @@ TEST_F(HttpExtenderTest, MalformedJsonIsAnError) {
       << out.error();
 }
 
-// A 50 MB answer: the three nodes echoed back (as to an extender that is not nodeCacheCapable),
-// each with ~17 MB of annotations. Read into a tree, such an answer took gigabytes.
 std::string FiftyMegabyteAnswer() {
-  std::string body = R"({"Nodes":{"items":[)";
-  for (int n = 1; n <= 3; ++n) {
-    if (n > 1) body += ",";
-    body += R"({"metadata":{"name":"n)" + std::to_string(n) + R"(","annotations":{)";
-    for (int i = 0; i < 750000; ++i) {
-      if (i > 0) body += ",";
-      body += "\"k" + std::to_string(i) + "\":\"vvvvvvvvvvvv\"";
-    }
-    body += "}}}";
-  }
-  body += R"(]},"FailedNodes":{},"Error":""})";
+  std::string body = testing::FiftyMegabyteAnswer();
   EXPECT_GT(body.size(), size_t{50} << 20);
   return body;
 }

@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "api/json/parse.h"
+#include "test/cmd/berth/app/extender/big_answer.h"
 
 namespace berth::extenders {
 namespace {
@@ -458,17 +459,7 @@ TEST(WireAnswers, AFiftyMegabyteAnswerDecodesInMemoryProportionalToItsResult) {
 #if defined(__SANITIZE_ADDRESS__) || defined(BERTH_SANITIZED)
   GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space; no RLIMIT_AS fits it";
 #endif
-  std::string body = R"({"Nodes":{"items":[)";
-  for (int n = 1; n <= 3; ++n) {
-    if (n > 1) body += ",";
-    body += R"({"metadata":{"name":"n)" + std::to_string(n) + R"(","annotations":{)";
-    for (int i = 0; i < 750000; ++i) {
-      if (i > 0) body += ",";
-      body += "\"k" + std::to_string(i) + "\":\"vvvvvvvvvvvv\"";
-    }
-    body += "}}}";
-  }
-  body += R"(]},"FailedNodes":{},"Error":""})";
+  const std::string body = testing::FiftyMegabyteAnswer();
   ASSERT_GT(body.size(), size_t{50} << 20);
   const size_t now = AddressSpace();
   ASSERT_GT(now, 0u);
